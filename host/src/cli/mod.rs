@@ -1,0 +1,74 @@
+//! The command line: parses arguments and hands each command to its service.
+
+mod plugin;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cm",
+    version,
+    about = "context-mode: keeps tool output out of your coding agent's context window"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the MCP server over stdio (started by the agent).
+    Serve,
+    /// Handle one agent hook call: host JSON on stdin, the host's reply on stdout.
+    Hook {
+        /// The agent host, e.g. claude-code.
+        platform: String,
+        /// The host's event name, e.g. pretooluse.
+        event: String,
+    },
+    /// Manage wasm plugins (platform adapters and routing policies).
+    Plugin {
+        #[command(subcommand)]
+        command: plugin::PluginCommand,
+    },
+}
+
+pub fn main() -> ExitCode {
+    // The hook is spawned on every tool call: it must never print usage errors to stdout
+    // or exit non-zero, so its arguments are taken before clap sees them.
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("hook") {
+        let platform = args.get(2).map(String::as_str).unwrap_or("");
+        let event = args.get(3).map(String::as_str).unwrap_or("");
+        let code = crate::hooks::run(platform, event);
+        return ExitCode::from(u8::try_from(code).unwrap_or(0));
+    }
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve => crate::mcp::serve(),
+        Command::Hook { platform, event } => {
+            let code = crate::hooks::run(&platform, &event);
+            return ExitCode::from(u8::try_from(code).unwrap_or(0));
+        }
+        Command::Plugin { command } => plugin::run(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("cm: {}", one_line(&format!("{err:#}")));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Errors a person reads are one line.
+fn one_line(text: &str) -> String {
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// The data root, or a clear error.
+fn data_root() -> anyhow::Result<std::path::PathBuf> {
+    Ok(crate::paths::data_root()?)
+}

@@ -1,0 +1,94 @@
+//! `cm hook <platform> <event>`: one process per agent hook call. Whatever happens it
+//! exits 0 with the platform's "no opinion" reply on failure (fail open), logs one
+//! line per failure to `<root>/hook-errors.log`, and never prints stray bytes.
+
+mod error_log;
+mod pipeline;
+pub mod reply;
+pub mod session_state;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+use crate::limits::HOOK_TIMEOUT_MS;
+
+/// How long before HOOK_TIMEOUT_MS the watchdog gives up, leaving time to answer and exit.
+const HOOK_WATCHDOG_MARGIN_MS: u64 = 750;
+
+/// What the hook prints and how it exits.
+#[derive(Debug, Clone, Default)]
+pub struct HookOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+}
+
+/// Shared between the pipeline and the watchdog: the reply to give if time runs out.
+pub(crate) type Fallback = Arc<Mutex<HookOutput>>;
+
+/// Runs one hook call and returns the process exit code (always the host's "allow"
+/// convention on failure).
+pub fn run(platform: &str, event: &str) -> i32 {
+    let root = crate::paths::data_root().ok();
+    let fallback: Fallback = Arc::new(Mutex::new(HookOutput::default()));
+    let (sender, receiver) = mpsc::channel();
+    let worker = {
+        let (platform, event, root, fallback) = (
+            platform.to_string(),
+            event.to_string(),
+            root.clone(),
+            fallback.clone(),
+        );
+        std::thread::Builder::new()
+            .name("cm-hook".into())
+            .spawn(move || {
+                let result = pipeline::run(&platform, &event, root.as_deref(), &fallback);
+                let _ = sender.send(result);
+            })
+    };
+    let budget = Duration::from_millis(HOOK_TIMEOUT_MS - HOOK_WATCHDOG_MARGIN_MS);
+    let output = match worker {
+        Err(err) => fail_open(root, platform, event, &fallback, &format!("cannot start: {err}")),
+        Ok(_) => match receiver.recv_timeout(budget) {
+            Ok(Ok(output)) => output,
+            Ok(Err(failure)) => fail_open(root, platform, event, &fallback, &failure),
+            Err(mpsc::RecvTimeoutError::Timeout) => fail_open(
+                root,
+                platform,
+                event,
+                &fallback,
+                &format!("gave up after {} ms", budget.as_millis()),
+            ),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                fail_open(root, platform, event, &fallback, "the hook pipeline crashed")
+            }
+        },
+    };
+    emit(&output)
+}
+
+fn fail_open(
+    root: Option<PathBuf>,
+    platform: &str,
+    event: &str,
+    fallback: &Fallback,
+    failure: &str,
+) -> HookOutput {
+    error_log::append(root.as_deref(), platform, event, failure);
+    fallback
+        .lock()
+        .map(|f| f.clone())
+        .unwrap_or_default()
+}
+
+fn emit(output: &HookOutput) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(output.stdout.as_bytes());
+    let _ = stdout.flush();
+    if !output.stderr.is_empty() {
+        let _ = std::io::stderr().write_all(output.stderr.as_bytes());
+    }
+    output.exit_code
+}

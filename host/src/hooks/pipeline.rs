@@ -1,0 +1,256 @@
+//! The steps of one hook call: read stdin, load the adapter, parse, decide, render.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::{Fallback, HookOutput, error_log, reply, session_state};
+use crate::limits::HOOK_STDIN_MAX_BYTES;
+use crate::permissions;
+use crate::plugins::bindings::{
+    Descriptor, EventBinding, EventKind, NormalizedEvent, ParseError, ParseInput,
+    PermissionRule, PolicyContext, Rendered, RuleEffect, RuleScope, ToolCall, ToolKind,
+};
+use crate::plugins::{Adapter, Policy, PolicyChain, PluginEngine, PluginKind, Registry, builtin};
+
+/// A hook call that got as far as a loaded adapter and a known event.
+struct Loaded {
+    adapter: Adapter,
+    descriptor: Descriptor,
+    binding: EventBinding,
+}
+
+pub(super) fn run(
+    platform: &str,
+    event: &str,
+    root: Option<&Path>,
+    fallback: &Fallback,
+) -> Result<HookOutput, String> {
+    let root = root.ok_or("no data root: set HOME or an absolute CONTEXT_MODE_DIR")?;
+    let log = |message: &str| error_log::append(Some(root), platform, event, message);
+
+    let registry = Registry::load(root).unwrap_or_else(|err| {
+        log(&err.to_string());
+        Registry::default()
+    });
+    let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root)))
+        .map_err(|e| e.to_string())?;
+    let mut loaded = load_adapter(&engine, &registry, platform, event, &log)?;
+    let fallback_output = output_of(
+        loaded
+            .adapter
+            .render(&reply::no_opinion(loaded.binding.kind, &loaded.binding.native, None))
+            .map_err(|e| e.to_string())?,
+    );
+    if let Ok(mut slot) = fallback.lock() {
+        *slot = fallback_output;
+    }
+
+    let stdin = read_stdin()?;
+    let input = ParseInput {
+        native_event: loaded.binding.native.clone(),
+        stdin,
+        env: loaded
+            .descriptor
+            .env_vars
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+            .collect(),
+        // SAFETY: getppid has no preconditions.
+        parent_pid: unsafe { libc::getppid() } as u32,
+    };
+    let parsed = loaded.adapter.parse(&input).map_err(|e| e.to_string())?;
+    let event = parsed.map_err(|err| match err {
+        ParseError::UnknownEvent(name) => format!("adapter does not handle event {name}"),
+        ParseError::BadInput(why) => format!("bad stdin: {why}"),
+    })?;
+
+    let reply = match (event.kind, event.tool.clone()) {
+        (EventKind::PreToolUse, Some(tool)) => {
+            pre_tool_use(&engine, &registry, root, &loaded, &event, tool, &log)
+        }
+        (kind, tool) => reply::no_opinion(kind, &loaded.binding.native, tool),
+    };
+    let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
+    Ok(output_of(rendered))
+}
+
+fn load_adapter(
+    engine: &PluginEngine,
+    registry: &Registry,
+    platform: &str,
+    event: &str,
+    log: &dyn Fn(&str),
+) -> Result<Loaded, String> {
+    let mut component = None;
+    if let Some(installed) = registry.adapter(platform) {
+        match registry.load_component(engine, installed) {
+            Ok(c) => component = Some((c, format!("adapter {platform} (installed)"))),
+            Err(err) => log(&format!("{err}; using the built-in adapter")),
+        }
+    }
+    let (component, label) = match component {
+        Some(found) => found,
+        None => {
+            let plugin = builtin(PluginKind::Adapter, platform).ok_or_else(|| {
+                format!("unknown platform {platform:?}; known: {}", known_platforms(registry))
+            })?;
+            let c = engine.load(plugin.bytes, plugin.sha256).map_err(|e| e.to_string())?;
+            (c, format!("adapter {platform}"))
+        }
+    };
+    let mut adapter = Adapter::instantiate(engine, &component, &label).map_err(|e| e.to_string())?;
+    let descriptor = adapter.describe().map_err(|e| e.to_string())?;
+    let binding = descriptor
+        .events
+        .iter()
+        .find(|b| b.native.eq_ignore_ascii_case(event))
+        .cloned()
+        .ok_or_else(|| {
+            let known: Vec<_> = descriptor.events.iter().map(|b| b.native.as_str()).collect();
+            format!("unknown event {event:?} for {platform}; known: {}", known.join(", "))
+        })?;
+    Ok(Loaded {
+        adapter,
+        descriptor,
+        binding,
+    })
+}
+
+fn known_platforms(registry: &Registry) -> String {
+    let mut ids: Vec<&str> = crate::plugins::BUILTIN_PLUGINS
+        .iter()
+        .filter(|p| p.kind == PluginKind::Adapter)
+        .map(|p| p.id)
+        .chain(
+            registry
+                .plugins
+                .iter()
+                .filter(|p| p.kind == PluginKind::Adapter)
+                .map(|p| p.id.as_str()),
+        )
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.join(", ")
+}
+
+fn pre_tool_use(
+    engine: &PluginEngine,
+    registry: &Registry,
+    root: &Path,
+    loaded: &Loaded,
+    event: &NormalizedEvent,
+    tool: ToolCall,
+    log: &dyn Fn(&str),
+) -> crate::plugins::bindings::Reply {
+    let project_dir = event
+        .project_dir
+        .as_ref()
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let context = policy_context(root, loaded, event, &tool, &project_dir, log);
+
+    let mut chain = PolicyChain::default();
+    for installed in registry.policies() {
+        let label = format!("policy {}", installed.id);
+        chain.push(
+            registry
+                .load_component(engine, installed)
+                .and_then(|c| Policy::instantiate(engine, &c, &label)),
+        );
+    }
+    if let Some(default) = builtin(PluginKind::Policy, "default") {
+        chain.push(
+            engine
+                .load(default.bytes, default.sha256)
+                .and_then(|c| Policy::instantiate(engine, &c, "policy default")),
+        );
+    }
+    let outcome = chain.decide(&tool, &context);
+    for failure in &outcome.failures {
+        log(&failure.to_string());
+    }
+    let nudge = outcome.decision.nudge.clone();
+    let shaped = reply::shape(
+        outcome.decision,
+        loaded.binding.capabilities,
+        &loaded.binding.native,
+        tool,
+    );
+    if let (true, Some(nudge)) = (shaped.nudge_delivered, nudge) {
+        if let Err(err) = session_state::record_nudge(root, &event.session_id, &nudge) {
+            log(&format!("cannot record nudge {nudge}: {err}"));
+        }
+    }
+    shaped.reply
+}
+
+fn policy_context(
+    root: &Path,
+    loaded: &Loaded,
+    event: &NormalizedEvent,
+    tool: &ToolCall,
+    project_dir: &Path,
+    log: &dyn Fn(&str),
+) -> PolicyContext {
+    let home = crate::paths::home_dir();
+    let (rules, problems) = permissions::load(project_dir, home.as_deref());
+    for problem in problems {
+        log(&problem);
+    }
+    let file_size_bytes = match (tool.kind, &tool.path) {
+        (ToolKind::Read, Some(path)) => std::fs::metadata(project_dir.join(path))
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len()),
+        _ => None,
+    };
+    PolicyContext {
+        platform: loaded.descriptor.id.clone(),
+        ctx_tool_prefix: loaded.descriptor.ctx_tool_prefix.clone(),
+        server_live: crate::readiness::server_live(root),
+        rules: rules.into_iter().map(to_wit_rule).collect(),
+        nudges_shown: session_state::load(root, &event.session_id).nudges_shown,
+        file_size_bytes,
+        project_dir: project_dir.to_string_lossy().into_owned(),
+    }
+}
+
+pub(crate) fn to_wit_rule(rule: permissions::Rule) -> PermissionRule {
+    PermissionRule {
+        pattern: rule.pattern,
+        effect: match rule.effect {
+            permissions::Effect::Allow => RuleEffect::Allow,
+            permissions::Effect::Deny => RuleEffect::Deny,
+            permissions::Effect::Ask => RuleEffect::Ask,
+        },
+        scope: match rule.scope {
+            permissions::Scope::ProjectLocal => RuleScope::ProjectLocal,
+            permissions::Scope::Project => RuleScope::Project,
+            permissions::Scope::User => RuleScope::User,
+        },
+    }
+}
+
+/// Reads stdin up to the cap; more is bad input, not a reason to run out of memory.
+fn read_stdin() -> Result<String, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(HOOK_STDIN_MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    if bytes.len() > HOOK_STDIN_MAX_BYTES {
+        return Err(format!("stdin is over {HOOK_STDIN_MAX_BYTES} bytes"));
+    }
+    String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8".to_string())
+}
+
+fn output_of(rendered: Rendered) -> HookOutput {
+    HookOutput {
+        stdout: rendered.stdout,
+        stderr: rendered.stderr,
+        exit_code: rendered.exit_code,
+    }
+}

@@ -1,0 +1,90 @@
+//! Every tunable number of the product, with its unit in its name. One place, so a
+//! reviewer can see all of them at once and DESIGN.md can be checked against them.
+
+/// The most any tool reply puts into the agent's context.
+pub const OUTPUT_CAP_BYTES: usize = 16_384;
+/// Output up to this size is returned whole; above it, output is indexed and replaced.
+pub const REPLACE_TRIGGER_BYTES: usize = 4_096;
+/// The largest chunk the indexer stores.
+pub const MAX_CHUNK_BYTES: usize = 4_096;
+/// The largest snippet one search result returns.
+pub const SNIPPET_MAX_BYTES: usize = 800;
+/// Results per query when the caller gives no `limit`.
+pub const SEARCH_DEFAULT_LIMIT: usize = 3;
+/// Reciprocal Rank Fusion constant: score = Σ 1 / (RRF_K + rank).
+pub const RRF_K: f64 = 60.0;
+/// bm25 weight of a chunk's title against its content (content weight is 1).
+pub const BM25_TITLE_WEIGHT: f64 = 5.0;
+
+/// SQLite busy timeout: how long a writer waits for another process's lock.
+pub const DB_TIMEOUT_MS: u64 = 5_000;
+/// Indexed content older than this is removed when the server starts.
+pub const CONTENT_MAX_AGE_DAYS: u64 = 14;
+
+/// A whole hook process must finish within this; it fails open before it.
+pub const HOOK_TIMEOUT_MS: u64 = 5_000;
+/// The most stdin a hook reads; more is treated as bad input (fail open).
+pub const HOOK_STDIN_MAX_BYTES: usize = 32 * 1024 * 1024;
+/// Wall-clock budget of one plugin call (epoch deadline).
+pub const PLUGIN_CALL_TIMEOUT_MS: u64 = 1_000;
+/// The epoch tick of the plugin deadline timer.
+pub const PLUGIN_EPOCH_TICK_MS: u64 = 10;
+/// Linear memory one plugin instance may grow to.
+pub const PLUGIN_MEMORY_MAX_BYTES: usize = 256 * 1024 * 1024;
+
+/// Default and maximum time of one sandboxed execution.
+pub const EXEC_TIMEOUT_MS: u64 = 600_000;
+/// How long a killed process group gets between SIGTERM and SIGKILL.
+pub const EXEC_KILL_GRACE_MS: u64 = 2_000;
+/// Bytes of a child's stdout (and, separately, stderr) kept in memory; the rest is counted, not kept.
+pub const EXEC_CAPTURE_MAX_BYTES: usize = 8 * 1024 * 1024;
+/// Bytes of stderr tail shown with a non-zero exit.
+pub const STDERR_TAIL_BYTES: usize = 2_048;
+
+/// Fetch: the whole request, connect to last byte.
+pub const FETCH_TIMEOUT_MS: u64 = 30_000;
+/// Fetch: the largest body read; more is cut and marked.
+pub const FETCH_BODY_MAX_BYTES: usize = 10 * 1024 * 1024;
+/// Fetch: redirects followed (each hop re-checked).
+pub const FETCH_MAX_REDIRECTS: usize = 5;
+/// Fetch cache: a (source, url) fetched within this is answered from the index.
+pub const FETCH_TTL_DEFAULT_MS: u64 = 24 * 60 * 60 * 1_000;
+/// Fetch: bytes of preview returned to the agent.
+pub const FETCH_PREVIEW_BYTES: usize = 1_024;
+/// Fetch: requests of one `ctx_fetch_and_index` call in flight at once when the call gives no `concurrency`.
+pub const FETCH_CONCURRENCY_DEFAULT: usize = 4;
+/// Fetch: the most requests in flight at once (`concurrency` is clamped to 1..=this).
+pub const FETCH_CONCURRENCY_MAX: usize = 8;
+
+/// Search flood guard window.
+pub const FLOOD_WINDOW_MS: u64 = 60_000;
+/// Calls per window answered normally.
+pub const FLOOD_NORMAL_CALLS: u32 = 3;
+/// Calls per window answered with one result per query; beyond it, a redirect to batch.
+pub const FLOOD_REDUCED_CALLS: u32 = 8;
+
+/// The state block injected after compaction.
+pub const STATE_BUDGET_BYTES: usize = 2_048;
+/// One `ctx_resume` reply.
+pub const RESUME_CAP_BYTES: usize = 2_048;
+/// The routing block injected at session start.
+pub const ROUTING_BLOCK_MAX_BYTES: usize = 1_536;
+/// Journal rows matching a prompt, injected on the next prompt.
+pub const PROMPT_MATCH_MAX_BYTES: usize = 1_024;
+/// A call slower than this is journalled as slow.
+pub const SLOW_CALL_MS: u64 = 5_000;
+/// After a sandboxed process exits, how long its output pipes may stay open (held
+/// by processes it left behind) before its process group is terminated.
+pub const EXEC_DRAIN_AFTER_EXIT_MS: u64 = 500;
+/// Wall-clock budget of one runtime probe (e.g. `node --version`), run once lazily.
+pub const RUNTIME_PROBE_TIMEOUT_MS: u64 = 3_000;
+/// Commands of one `ctx_batch_execute` run at once when the caller gives no
+/// `concurrency`: one, so commands that depend on each other's effects keep their order.
+pub const BATCH_DEFAULT_CONCURRENCY: usize = 1;
+/// The most commands of one `ctx_batch_execute` run at once.
+pub const BATCH_MAX_CONCURRENCY: usize = 8;
+
+/// Files one `ctx_index` of a directory indexes when the call gives no `maxFiles`.
+pub const INDEX_WALK_MAX_FILES: usize = 1_000;
+/// The largest file `ctx_index` (and memory-file indexing) reads; larger ones are skipped.
+pub const INDEX_FILE_MAX_BYTES: usize = 8 * 1024 * 1024;

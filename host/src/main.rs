@@ -1,0 +1,16 @@
+//! `cm`: context-mode's native host — MCP server, hook dispatcher, plugin host and CLI.
+
+mod cli;
+mod hooks;
+mod lenient;
+mod limits;
+mod mcp;
+mod paths;
+mod permissions;
+mod plugins;
+mod readiness;
+mod timestamp;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -1,0 +1,68 @@
+//! `cm serve`: the `ctx_*` tools over MCP stdio. Speaks only JSON-RPC on stdout, logs
+//! to stderr, writes a readiness marker while it runs, exits when stdin closes.
+
+mod server;
+pub mod tools;
+
+use anyhow::Context as _;
+use rmcp::ServiceExt;
+
+pub use server::CmServer;
+
+pub fn serve() -> anyhow::Result<()> {
+    init_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let root = crate::paths::data_root()?;
+        let server = CmServer::new(root.clone())?;
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("MCP handshake failed")?;
+        // Written after the handshake: a marker means a server that can answer tool calls.
+        let marker = crate::readiness::ReadinessMarker::write(&root)
+            .map_err(|e| tracing::warn!("cannot write readiness marker: {e}"))
+            .ok();
+        let cancel = running.cancellation_token();
+        tokio::spawn(async move {
+            wait_for_termination().await;
+            cancel.cancel();
+        });
+        let quit = running.waiting().await;
+        drop(marker);
+        if let Err(err) = quit {
+            tracing::warn!("server task ended abnormally: {err}");
+        }
+        Ok(())
+    })
+}
+
+async fn wait_for_termination() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+        _ = hup.recv() => {}
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CM_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

@@ -1,0 +1,131 @@
+//! Where context-mode keeps its files: the data root and everything under it.
+
+use std::path::{Path, PathBuf};
+
+/// Environment variable that moves the data root; must be absolute.
+pub const DATA_DIR_ENV: &str = "CONTEXT_MODE_DIR";
+
+/// Why the data root cannot be determined.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DataRootError {
+    #[error("CONTEXT_MODE_DIR must be an absolute path, got {0:?}")]
+    Relative(String),
+    #[error("no home directory: set HOME or CONTEXT_MODE_DIR")]
+    NoHome,
+}
+
+/// The data root: `CONTEXT_MODE_DIR` when set to an absolute path (empty or
+/// whitespace counts as unset), else `~/.context-mode`.
+pub fn data_root() -> Result<PathBuf, DataRootError> {
+    data_root_from(std::env::var_os(DATA_DIR_ENV), home_dir())
+}
+
+fn data_root_from(
+    configured: Option<std::ffi::OsString>,
+    home: Option<PathBuf>,
+) -> Result<PathBuf, DataRootError> {
+    if let Some(value) = configured {
+        let text = value.to_string_lossy();
+        if !text.trim().is_empty() {
+            let path = PathBuf::from(&value);
+            if !path.is_absolute() {
+                return Err(DataRootError::Relative(text.into_owned()));
+            }
+            return Ok(path);
+        }
+    }
+    home.map(|h| h.join(".context-mode"))
+        .ok_or(DataRootError::NoHome)
+}
+
+/// The user's home directory (`HOME`), when set and non-empty.
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Stable key of a project: hex sha256 of its canonical path (first 16 hex digits).
+pub fn project_key(project_dir: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let canonical = project_dir
+        .canonicalize()
+        .unwrap_or_else(|_| project_dir.to_path_buf());
+    let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+    hex::encode(&digest[..8])
+}
+
+/// The directory of one project's database: `<root>/projects/<key>/`.
+pub fn project_dir_in(root: &Path, project_dir: &Path) -> PathBuf {
+    root.join("projects").join(project_key(project_dir))
+}
+
+/// One project's database file: `<root>/projects/<key>/context.db`.
+pub fn project_db(root: &Path, project_dir: &Path) -> PathBuf {
+    project_dir_in(root, project_dir).join("context.db")
+}
+
+/// The append-only log of hook failures.
+pub fn hook_errors_log(root: &Path) -> PathBuf {
+    root.join("hook-errors.log")
+}
+
+/// Installed plugin components and their registry.
+pub fn plugins_dir(root: &Path) -> PathBuf {
+    root.join("plugins")
+}
+
+/// Precompiled `.cwasm` artifacts.
+pub fn cwasm_cache_dir(root: &Path) -> PathBuf {
+    root.join("cache").join("cwasm")
+}
+
+/// Readiness markers of live `cm serve` processes.
+pub fn servers_dir(root: &Path) -> PathBuf {
+    root.join("servers")
+}
+
+/// Per-session hook state (nudges shown).
+pub fn sessions_dir(root: &Path) -> PathBuf {
+    root.join("sessions")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_or_blank_dir_counts_as_unset() {
+        let home = Some(PathBuf::from("/home/u"));
+        for blank in ["", "   ", "\t"] {
+            assert_eq!(
+                data_root_from(Some(blank.into()), home.clone()),
+                Ok(PathBuf::from("/home/u/.context-mode"))
+            );
+        }
+    }
+
+    #[test]
+    fn relative_dir_is_an_error() {
+        assert_eq!(
+            data_root_from(Some("rel/dir".into()), None),
+            Err(DataRootError::Relative("rel/dir".into()))
+        );
+    }
+
+    #[test]
+    fn absolute_dir_wins() {
+        assert_eq!(
+            data_root_from(Some("/data/cm".into()), Some("/home/u".into())),
+            Ok(PathBuf::from("/data/cm"))
+        );
+    }
+
+    #[test]
+    fn project_key_is_stable_and_short() {
+        let a = project_key(Path::new("/nonexistent/project"));
+        assert_eq!(a, project_key(Path::new("/nonexistent/project")));
+        assert_eq!(a.len(), 16);
+        assert_ne!(a, project_key(Path::new("/nonexistent/other")));
+    }
+}

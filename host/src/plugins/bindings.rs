@@ -1,0 +1,38 @@
+//! Host-side bindings of the WIT contract (`wit/plugin.wit`).
+
+/// The `adapter-plugin` world; also the home of the shared `types` interface.
+pub mod adapter_world {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "adapter-plugin",
+    });
+}
+
+/// The `policy-plugin` world, reusing the adapter world's `types`.
+pub mod policy_world {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "policy-plugin",
+        with: {
+            "context-mode:plugin/types": super::adapter_world::context_mode::plugin::types,
+        },
+    });
+}
+
+pub use adapter_world::context_mode::plugin::types::{
+    EventKind, NormalizedEvent, SessionSource, ToolCall, ToolKind, ToolResult,
+};
+pub use adapter_world::exports::context_mode::plugin::adapter::{
+    Capabilities, ConfigEdit, ConfigFormat, Descriptor, EventBinding, ParseError, ParseInput,
+    Rendered, Reply, SetupInput, SetupPlan, Verdict,
+};
+pub use policy_world::exports::context_mode::plugin::routing_policy::{
+    Action, Decision, PermissionRule, PolicyContext, PolicyInfo, Rewrite, RuleEffect, RuleScope,
+};
+
+/// The contract version this build of `cm` speaks; components built for another are refused.
+pub const WIT_PACKAGE: &str = "context-mode:plugin";
+pub const WIT_VERSION: &str = "0.1.0";
+/// Exported interface names a component of each world must have.
+pub const ADAPTER_EXPORT: &str = "context-mode:plugin/adapter@0.1.0";
+pub const POLICY_EXPORT: &str = "context-mode:plugin/routing-policy@0.1.0";

@@ -1,0 +1,259 @@
+//! The wasmtime engine every plugin runs on, the `.cwasm` precompile cache, and the
+//! empty sandbox (no files, env, network or clock) each plugin call gets.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use crate::limits::{PLUGIN_CALL_TIMEOUT_MS, PLUGIN_EPOCH_TICK_MS, PLUGIN_MEMORY_MAX_BYTES};
+
+use super::PluginError;
+
+/// The wasmtime release `cm` is built against; part of the cache key.
+const WASMTIME_VERSION: &str = "48.0.8";
+
+/// Per-store state: an empty WASI context and the memory limiter.
+pub struct PluginState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limits: StoreLimits,
+}
+
+impl WasiView for PluginState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// A clock stuck at zero: plugins are pure and get no time.
+struct FrozenClock;
+
+impl wasmtime_wasi::HostWallClock for FrozenClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_secs(1)
+    }
+    fn now(&self) -> Duration {
+        Duration::ZERO
+    }
+}
+
+impl wasmtime_wasi::HostMonotonicClock for FrozenClock {
+    fn resolution(&self) -> u64 {
+        1_000_000_000
+    }
+    fn now(&self) -> u64 {
+        0
+    }
+}
+
+/// The engine, its linker and the cache directory, shared by every plugin of a process.
+#[derive(Clone)]
+pub struct PluginEngine {
+    inner: Arc<EngineInner>,
+}
+
+struct EngineInner {
+    engine: Engine,
+    linker: OnceLock<Result<Linker<PluginState>, String>>,
+    cache_dir: Option<PathBuf>,
+    cache_key: String,
+    ticker: OnceLock<()>,
+}
+
+impl PluginEngine {
+    /// An engine whose precompiled artifacts live in `cache_dir` (none: compile every time).
+    pub fn new(cache_dir: Option<PathBuf>) -> Result<Self, PluginError> {
+        let engine = Engine::new(&engine_config()).map_err(PluginError::engine)?;
+        let cache_key = cache_key(&engine);
+        Ok(Self {
+            inner: Arc::new(EngineInner {
+                engine,
+                linker: OnceLock::new(),
+                cache_dir,
+                cache_key,
+                ticker: OnceLock::new(),
+            }),
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    /// Loads a component: the cached `.cwasm` when it deserializes, else compiles and
+    /// (re)writes the cache entry. Any load error of an entry is a miss, never fatal.
+    pub fn load(&self, bytes: &[u8], sha256: &str) -> Result<Component, PluginError> {
+        if let Some(component) = self.load_cached(sha256) {
+            return Ok(component);
+        }
+        let Some(path) = self.cache_path(sha256) else {
+            return Component::new(&self.inner.engine, bytes).map_err(PluginError::compile);
+        };
+        let serialized = self
+            .inner
+            .engine
+            .precompile_component(bytes)
+            .map_err(PluginError::compile)?;
+        if let Err(err) = store_in_cache(&path, &serialized) {
+            tracing::debug!("cannot write cwasm cache {}: {err}", path.display());
+        }
+        // SAFETY: `serialized` was produced just now by this engine.
+        unsafe { Component::deserialize(&self.inner.engine, &serialized) }
+            .map_err(PluginError::compile)
+    }
+
+    /// The cached artifact of a component, when there is one this engine accepts.
+    pub fn load_cached(&self, sha256: &str) -> Option<Component> {
+        let path = self.cache_path(sha256)?;
+        if !path.is_file() {
+            return None;
+        }
+        // SAFETY: entries are written only by `store_in_cache` (temp file + rename, so
+        // never partial) into the user's own data root; wasmtime checks the header and
+        // the engine compatibility, and any error is treated as a miss.
+        match unsafe { Component::deserialize_file(&self.inner.engine, &path) } {
+            Ok(component) => Some(component),
+            Err(err) => {
+                tracing::debug!("cwasm cache miss for {}: {err}", path.display());
+                None
+            }
+        }
+    }
+
+    /// Compiles a component and writes its cache entry, replacing a stale one.
+    pub fn precompile(&self, bytes: &[u8], sha256: &str) -> Result<(), PluginError> {
+        let serialized = self
+            .inner
+            .engine
+            .precompile_component(bytes)
+            .map_err(PluginError::compile)?;
+        if let Some(path) = self.cache_path(sha256) {
+            store_in_cache(&path, &serialized)
+                .map_err(|e| PluginError::Io(format!("cannot write {}: {e}", path.display())))?;
+        }
+        Ok(())
+    }
+
+    /// Where the artifact of a component with this hash lives, for this engine.
+    pub fn cache_path(&self, sha256: &str) -> Option<PathBuf> {
+        self.inner
+            .cache_dir
+            .as_ref()
+            .map(|dir| dir.join(format!("{sha256}-{}.cwasm", self.inner.cache_key)))
+    }
+
+    /// The engine part of every cache file name.
+    pub fn cache_key(&self) -> &str {
+        &self.inner.cache_key
+    }
+
+    pub(super) fn linker(&self) -> Result<&Linker<PluginState>, PluginError> {
+        self.inner
+            .linker
+            .get_or_init(|| {
+                let mut linker = Linker::new(&self.inner.engine);
+                wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+                    .map_err(|e| first_line(&e.to_string()))?;
+                Ok(linker)
+            })
+            .as_ref()
+            .map_err(|e| PluginError::Engine(e.clone()))
+    }
+
+    /// A fresh store with an empty WASI context, the memory limit and a deadline armed
+    /// per call (see [`arm_deadline`]).
+    pub(super) fn new_store(&self) -> Store<PluginState> {
+        self.start_ticker();
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .wall_clock(FrozenClock)
+            .monotonic_clock(FrozenClock);
+        let state = PluginState {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            limits: StoreLimitsBuilder::new()
+                .memory_size(PLUGIN_MEMORY_MAX_BYTES)
+                .instances(16)
+                .tables(64)
+                .memories(16)
+                .build(),
+        };
+        let mut store = Store::new(&self.inner.engine, state);
+        store.limiter(|state| &mut state.limits);
+        store.epoch_deadline_trap();
+        store
+    }
+
+    /// Epoch interruption needs something to advance the epoch: one detached thread per
+    /// process, started on first use.
+    fn start_ticker(&self) {
+        self.inner.ticker.get_or_init(|| {
+            let engine = self.inner.engine.clone();
+            let spawned = std::thread::Builder::new()
+                .name("cm-plugin-epoch".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(Duration::from_millis(PLUGIN_EPOCH_TICK_MS));
+                        engine.increment_epoch();
+                    }
+                });
+            if let Err(err) = spawned {
+                tracing::warn!("no plugin deadline timer: {err}");
+            }
+        });
+    }
+}
+
+/// Arms the per-call deadline on a store before each call into the guest.
+pub(super) fn arm_deadline(store: &mut Store<PluginState>) {
+    store.set_epoch_deadline(PLUGIN_CALL_TIMEOUT_MS.div_ceil(PLUGIN_EPOCH_TICK_MS));
+}
+
+fn engine_config() -> Config {
+    let mut config = Config::new();
+    config.wasm_component_model(true);
+    config.epoch_interruption(true);
+    // Backtraces of guests are never shown (errors are one line) and cost time to capture.
+    config.wasm_backtrace(false);
+    config.cranelift_opt_level(wasmtime::OptLevel::Speed);
+    config
+}
+
+/// A short, stable digest of everything that decides whether a `.cwasm` fits this engine.
+fn cache_key(engine: &Engine) -> String {
+    use sha2::{Digest, Sha256};
+    use std::hash::{Hash, Hasher};
+    // DefaultHasher::new() uses fixed keys, so the digest is stable across processes.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    let digest = Sha256::digest(format!("{WASMTIME_VERSION}:{:016x}", hasher.finish()));
+    hex::encode(&digest[..8])
+}
+
+fn store_in_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// The first line of an error text: messages a user reads are one line.
+pub fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").trim().to_string()
+}

@@ -1,0 +1,171 @@
+//! Every failure of a hook exits 0 with the host's "no opinion" reply (for Claude Code:
+//! nothing on stdout), well inside the 5 s budget, and leaves one line in hook-errors.log.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Sandbox, test_plugin};
+
+const BUDGET: Duration = Duration::from_millis(5_000);
+
+fn bash_call(sandbox: &Sandbox, command: &str) -> Vec<u8> {
+    serde_json::json!({
+        "session_id": "3b0e7c7e-7f43-4a55-9d6e-0d6a4c1f2a10",
+        "transcript_path": format!("{}/.claude/projects/p/3b0e7c7e-7f43-4a55-9d6e-0d6a4c1f2a10.jsonl", sandbox.home.display()),
+        "cwd": sandbox.project,
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": { "command": command, "description": "test" }
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// Runs the hook and checks the fail-open contract; returns the hook-errors.log lines.
+fn assert_fails_open(sandbox: &Sandbox, platform: &str, event: &str, stdin: &[u8]) -> Vec<String> {
+    let started = Instant::now();
+    let output = sandbox.hook(platform, event, stdin);
+    let elapsed = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "exit code; stderr: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stdout.is_empty(), "stdout must be the no-opinion reply (empty), got {:?}", String::from_utf8_lossy(&output.stdout));
+    assert!(elapsed < BUDGET, "took {elapsed:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("backtrace") && !stderr.contains("panicked"), "stack trace on stderr: {stderr}");
+    sandbox.hook_errors()
+}
+
+#[test]
+fn empty_stdin() {
+    let sandbox = Sandbox::new();
+    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", b"");
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("claude-code pretooluse: bad stdin"), "{log:?}");
+}
+
+#[test]
+fn invalid_json() {
+    let sandbox = Sandbox::new();
+    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", b"{\"tool_name\": \"Bash\", ");
+    assert_eq!(log.len(), 1, "{log:?}");
+}
+
+#[test]
+fn ten_megabytes_of_junk() {
+    let sandbox = Sandbox::new();
+    let junk = vec![b'x'; 10 * 1024 * 1024];
+    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &junk);
+    assert_eq!(log.len(), 1, "{log:?}");
+}
+
+#[test]
+fn unknown_platform() {
+    let sandbox = Sandbox::new();
+    let log = assert_fails_open(&sandbox, "no-such-agent", "pretooluse", &bash_call(&sandbox, "ls"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("unknown platform \"no-such-agent\"; known: claude-code"), "{log:?}");
+}
+
+#[test]
+fn unknown_event() {
+    let sandbox = Sandbox::new();
+    let log = assert_fails_open(&sandbox, "claude-code", "beforelunch", &bash_call(&sandbox, "ls"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("unknown event \"beforelunch\""), "{log:?}");
+}
+
+#[test]
+fn unwritable_data_root() {
+    let sandbox = Sandbox::new();
+    // A data root below a regular file cannot be created, even by root.
+    let blocker = sandbox.home.join("not-a-dir");
+    std::fs::write(&blocker, b"file").expect("write");
+    let mut command = sandbox.cm();
+    command.env("CONTEXT_MODE_DIR", blocker.join("root"));
+    let output = sandbox.hook_with(command, "claude-code", "pretooluse", &bash_call(&sandbox, "curl https://example.com"));
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty(), "{:?}", String::from_utf8_lossy(&output.stdout));
+}
+
+#[test]
+fn relative_data_root_is_not_fatal() {
+    let sandbox = Sandbox::new();
+    let mut command = sandbox.cm();
+    command.env("CONTEXT_MODE_DIR", "relative/dir");
+    let output = sandbox.hook_with(command, "claude-code", "pretooluse", &bash_call(&sandbox, "ls"));
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty());
+}
+
+fn with_misbehaving_policy() -> Sandbox {
+    let sandbox = Sandbox::new();
+    let added = sandbox
+        .cm()
+        .args(["plugin", "add"])
+        .arg(test_plugin("misbehave"))
+        .output()
+        .expect("cm plugin add");
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    sandbox
+}
+
+#[test]
+fn policy_that_traps() {
+    let sandbox = with_misbehaving_policy();
+    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "trap now"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("plugin policy misbehave trapped"), "{log:?}");
+}
+
+#[test]
+fn policy_that_loops_forever() {
+    let sandbox = with_misbehaving_policy();
+    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "loop forever"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("plugin policy misbehave timed out after 1000 ms"), "{log:?}");
+}
+
+#[test]
+fn policy_that_allocates_a_gibibyte() {
+    let sandbox = with_misbehaving_policy();
+    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "alloc 1g"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("plugin policy misbehave trapped"), "{log:?}");
+}
+
+#[test]
+fn policy_that_returns_garbage() {
+    let sandbox = with_misbehaving_policy();
+    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "garbage please"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("plugin policy misbehave returned garbage"), "{log:?}");
+}
+
+#[test]
+fn a_failing_policy_does_not_switch_off_the_built_in_rules() {
+    let sandbox = with_misbehaving_policy();
+    sandbox.project_permissions(serde_json::json!({ "deny": ["Bash(trap *)"] }));
+    let output = sandbox.hook("claude-code", "pretooluse", &bash_call(&sandbox, "trap now"));
+    assert_eq!(output.status.code(), Some(0));
+    let reply: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON reply");
+    assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(sandbox.hook_errors().len(), 1);
+}
+
+#[test]
+fn a_plugin_sees_no_files_no_environment_and_no_clock() {
+    let sandbox = with_misbehaving_policy();
+    let mut command = sandbox.cm();
+    command.env("SECRET_TOKEN", "hunter2");
+    let output = sandbox.hook_with(command, "claude-code", "pretooluse", &bash_call(&sandbox, "snoop around"));
+    assert_eq!(output.status.code(), Some(0));
+    let reply: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON reply");
+    let seen = reply["hookSpecificOutput"]["additionalContext"].as_str().expect("context").to_string();
+    assert!(seen.starts_with("env=0 "), "{seen}");
+    assert!(seen.contains("passwd=Err("), "{seen}");
+    assert!(seen.contains("root=Err("), "{seen}");
+    assert!(seen.contains("args=0"), "{seen}");
+    assert!(seen.ends_with("time=0"), "{seen}");
+    assert!(!seen.contains("hunter2"));
+}

@@ -1,0 +1,61 @@
+//! `cm serve` over real stdio: handshake, tool list, readiness marker, clean exit.
+
+mod common;
+
+use common::{McpClient, Sandbox};
+
+fn markers(sandbox: &Sandbox) -> usize {
+    std::fs::read_dir(sandbox.root.join("servers"))
+        .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "json")).count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn answers_initialize_and_exits_when_stdin_closes() {
+    let sandbox = Sandbox::new();
+    let client = sandbox.live_server();
+    let info = &client.initialize_reply;
+    assert_eq!(info["serverInfo"]["name"], "context-mode", "{info}");
+    assert!(info["capabilities"]["tools"].is_object(), "{info}");
+    assert_eq!(markers(&sandbox), 1, "a live server has a readiness marker");
+    let status = client.close();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(markers(&sandbox), 0, "the marker is removed on exit");
+}
+
+#[test]
+fn lists_only_ctx_tools_with_schemas() {
+    let sandbox = Sandbox::new();
+    let mut client = McpClient::spawn(sandbox.cm());
+    let listed = client.request("tools/list", serde_json::json!({}));
+    let tools = listed["tools"].as_array().expect("tools array");
+    for tool in tools {
+        let name = tool["name"].as_str().expect("name");
+        assert!(name.starts_with("ctx_"), "{name}");
+        assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
+    }
+}
+
+#[test]
+fn a_malformed_line_gets_an_error_not_a_crash() {
+    let sandbox = Sandbox::new();
+    let mut client = McpClient::spawn(sandbox.cm());
+    client.send(&serde_json::json!("not a request"));
+    let listed = client.request("tools/list", serde_json::json!({}));
+    assert!(listed["tools"].is_array(), "server still answers: {listed}");
+}
+
+#[test]
+fn sigterm_removes_the_marker() {
+    let sandbox = Sandbox::new();
+    let client = sandbox.live_server();
+    assert_eq!(markers(&sandbox), 1);
+    let pid = client.pid();
+    // SAFETY: sending SIGTERM to our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while markers(&sandbox) > 0 {
+        assert!(std::time::Instant::now() < deadline, "marker left behind after SIGTERM");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
