@@ -65,6 +65,10 @@ pub fn shape(decision: Decision, caps: Capabilities, native_event: &str, tool: T
         }
         Action::Rewrite(rewrite) => {
             if can(Capabilities::REWRITE_INPUT) {
+                // Hosts apply a rewritten input only together with an explicit allow
+                // (Claude Code drops `updatedInput` otherwise); the user's own deny and
+                // ask rules are still evaluated by the host after the hook.
+                reply.verdict = Verdict::Allow;
                 reply.updated_command = rewrite.command;
                 reply.updated_prompt = rewrite.prompt;
             }
@@ -133,6 +137,7 @@ mod tests {
         let rewrite = || Action::Rewrite(Rewrite { command: None, prompt: Some("p".into()) });
         let r = shape(decide(rewrite(), None), FULL, "e", call());
         assert_eq!(r.reply.updated_prompt.as_deref(), Some("p"));
+        assert!(matches!(r.reply.verdict, Verdict::Allow));
         let r = shape(decide(rewrite(), None), Capabilities::BLOCK, "e", call());
         assert!(r.reply.updated_prompt.is_none());
     }

@@ -1,0 +1,179 @@
+//! Static facts about Claude Code: its events, detection markers, tool naming.
+
+use crate::ADAPTER_ID;
+use crate::bindings::exports::context_mode::plugin::adapter::{
+    Capabilities, Descriptor, EventBinding,
+};
+use context_mode_sdk::EventKind;
+
+/// How Claude Code names context-mode's tools when installed as its plugin
+/// (`plugin_<plugin>_<server>`); the standalone `mcp__context-mode__ctx_*`
+/// spelling is recognised too when parsing.
+pub const CTX_TOOL_PREFIX: &str = "mcp__plugin_context-mode_context-mode__";
+
+pub const ENV_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+pub const ENV_SESSION_ID: &str = "CLAUDE_SESSION_ID";
+
+/// One Claude Code hook event: the `cm hook` name, Claude's own name, the kind.
+pub struct ClaudeEvent {
+    pub cli: &'static str,
+    pub claude: &'static str,
+    pub kind: EventKind,
+}
+
+pub const EVENTS: &[ClaudeEvent] = &[
+    ClaudeEvent {
+        cli: "pretooluse",
+        claude: "PreToolUse",
+        kind: EventKind::PreToolUse,
+    },
+    ClaudeEvent {
+        cli: "posttooluse",
+        claude: "PostToolUse",
+        kind: EventKind::PostToolUse,
+    },
+    ClaudeEvent {
+        cli: "userpromptsubmit",
+        claude: "UserPromptSubmit",
+        kind: EventKind::UserPrompt,
+    },
+    ClaudeEvent {
+        cli: "precompact",
+        claude: "PreCompact",
+        kind: EventKind::PreCompact,
+    },
+    ClaudeEvent {
+        cli: "sessionstart",
+        claude: "SessionStart",
+        kind: EventKind::SessionStart,
+    },
+    ClaudeEvent {
+        cli: "stop",
+        claude: "Stop",
+        kind: EventKind::Stop,
+    },
+];
+
+/// The event a `cm hook claude-code <native>` name stands for (case-insensitive;
+/// Claude's own spelling such as `PreToolUse` is the same word).
+pub fn event_by_cli_name(native: &str) -> Option<&'static ClaudeEvent> {
+    let native = native.trim();
+    EVENTS
+        .iter()
+        .find(|event| event.cli.eq_ignore_ascii_case(native))
+}
+
+/// The event of a normalized kind.
+pub fn event_by_kind(kind: EventKind) -> &'static ClaudeEvent {
+    EVENTS
+        .iter()
+        .find(|event| event.kind == kind)
+        .unwrap_or(&EVENTS[0])
+}
+
+/// What Claude Code's reply to each event can express.
+fn capabilities(kind: EventKind) -> Capabilities {
+    match kind {
+        EventKind::PreToolUse => {
+            Capabilities::BLOCK
+                | Capabilities::ASK
+                | Capabilities::REWRITE_INPUT
+                | Capabilities::INJECT_CONTEXT
+        }
+        EventKind::PostToolUse => Capabilities::INJECT_CONTEXT | Capabilities::REWRITE_OUTPUT,
+        EventKind::UserPrompt => Capabilities::INJECT_CONTEXT | Capabilities::BLOCK,
+        EventKind::SessionStart => Capabilities::INJECT_CONTEXT,
+        EventKind::PreCompact | EventKind::Stop => Capabilities::empty(),
+    }
+}
+
+pub fn descriptor() -> Descriptor {
+    Descriptor {
+        id: ADAPTER_ID.to_owned(),
+        display_name: "Claude Code".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        client_names: strings(&["claude-code", "claude-ai"]),
+        env_markers: strings(&["CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE", ENV_PROJECT_DIR]),
+        file_markers: strings(&["~/.claude"]),
+        events: EVENTS
+            .iter()
+            .map(|event| EventBinding {
+                native: event.cli.to_owned(),
+                kind: event.kind,
+                capabilities: capabilities(event.kind),
+            })
+            .collect(),
+        env_vars: strings(&[ENV_SESSION_ID, ENV_PROJECT_DIR]),
+        ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_names_the_host() {
+        let d = descriptor();
+        assert_eq!(d.id, "claude-code");
+        assert_eq!(d.display_name, "Claude Code");
+        assert_eq!(d.client_names, ["claude-code", "claude-ai"]);
+        assert!(d.env_markers.iter().any(|m| m == "CLAUDECODE"));
+        assert_eq!(d.file_markers, ["~/.claude"]);
+        assert_eq!(d.env_vars, ["CLAUDE_SESSION_ID", "CLAUDE_PROJECT_DIR"]);
+        assert_eq!(d.ctx_tool_prefix, "mcp__plugin_context-mode_context-mode__");
+    }
+
+    #[test]
+    fn six_events_with_their_capabilities() {
+        let d = descriptor();
+        let natives: Vec<&str> = d.events.iter().map(|e| e.native.as_str()).collect();
+        assert_eq!(
+            natives,
+            [
+                "pretooluse",
+                "posttooluse",
+                "userpromptsubmit",
+                "precompact",
+                "sessionstart",
+                "stop"
+            ]
+        );
+        let pre = &d.events[0];
+        assert_eq!(pre.kind, EventKind::PreToolUse);
+        assert!(
+            pre.capabilities
+                .contains(Capabilities::BLOCK | Capabilities::ASK)
+        );
+        assert!(pre.capabilities.contains(Capabilities::REWRITE_INPUT));
+        assert!(!pre.capabilities.contains(Capabilities::REWRITE_OUTPUT));
+        assert!(
+            d.events[1]
+                .capabilities
+                .contains(Capabilities::REWRITE_OUTPUT)
+        );
+        assert!(d.events[3].capabilities.is_empty());
+        assert!(d.events[5].capabilities.is_empty());
+    }
+
+    #[test]
+    fn cli_names_match_case_insensitively() {
+        assert_eq!(
+            event_by_cli_name("PreToolUse").map(|e| e.kind),
+            Some(EventKind::PreToolUse)
+        );
+        assert_eq!(
+            event_by_cli_name(" STOP ").map(|e| e.kind),
+            Some(EventKind::Stop)
+        );
+        assert!(event_by_cli_name("notification").is_none());
+        assert_eq!(
+            event_by_kind(EventKind::UserPrompt).claude,
+            "UserPromptSubmit"
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! A host's tool response (string, object or MCP content list) → the text the
+//! model saw, plus the error flag and exit code when the host reports them.
+
+use serde_json::{Map, Value};
+
+use crate::json::{first_str, get_bool, get_i64, get_str, to_compact};
+
+/// The flattened result of one tool call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolOutput {
+    pub text: String,
+    pub is_error: bool,
+    pub exit_code: Option<i32>,
+}
+
+/// Marker appended when a host reports that it interrupted a command.
+pub const INTERRUPTED_NOTE: &str = "[command interrupted]";
+
+/// Flattens a tool response the way the model sees it.
+///
+/// Shell shapes (`stdout`/`stderr`) become stdout then stderr; file reads
+/// (`file.content`) become the content; MCP results (`content: [{type:text}]`)
+/// become their text blocks; plain `output`/`result`/`content` strings are
+/// taken as is; anything else is compact JSON so nothing is silently lost.
+pub fn tool_output(response: &Value) -> ToolOutput {
+    match response {
+        Value::Null => ToolOutput::default(),
+        Value::String(text) => ToolOutput {
+            text: text.clone(),
+            ..ToolOutput::default()
+        },
+        Value::Array(items) => ToolOutput {
+            text: content_blocks_text(items).unwrap_or_else(|| to_compact(response)),
+            ..ToolOutput::default()
+        },
+        Value::Object(object) => object_output(object),
+        other => ToolOutput {
+            text: to_compact(other),
+            ..ToolOutput::default()
+        },
+    }
+}
+
+fn object_output(object: &Map<String, Value>) -> ToolOutput {
+    let exit_code = ["exit_code", "exitCode", "returnCode", "return_code"]
+        .iter()
+        .find_map(|key| get_i64(object, key))
+        .and_then(|code| i32::try_from(code).ok());
+    let interrupted = get_bool(object, "interrupted") == Some(true);
+    let is_error = ["is_error", "isError"]
+        .iter()
+        .any(|key| get_bool(object, key) == Some(true))
+        || get_bool(object, "success") == Some(false)
+        || object.get("error").is_some_and(is_present_error)
+        || interrupted
+        || exit_code.is_some_and(|code| code != 0);
+
+    let mut text = object_text(object);
+    if interrupted {
+        push_line(&mut text, INTERRUPTED_NOTE);
+    }
+    ToolOutput {
+        text,
+        is_error,
+        exit_code,
+    }
+}
+
+fn object_text(object: &Map<String, Value>) -> String {
+    if object.contains_key("stdout") || object.contains_key("stderr") {
+        let mut text = get_str(object, "stdout").unwrap_or_default().to_owned();
+        if let Some(stderr) = get_str(object, "stderr").filter(|s| !s.is_empty()) {
+            push_line(&mut text, stderr);
+        }
+        return text;
+    }
+    if let Some(content) = object
+        .get("file")
+        .and_then(Value::as_object)
+        .and_then(|file| get_str(file, "content"))
+    {
+        return content.to_owned();
+    }
+    if let Some(text) = object
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|items| content_blocks_text(items))
+    {
+        return text;
+    }
+    if let Some(text) = first_str(object, &["output", "result", "content", "text"]) {
+        return text.to_owned();
+    }
+    to_compact(&Value::Object(object.clone()))
+}
+
+/// Joins the text of MCP content blocks; `None` when the list holds no text block.
+fn content_blocks_text(items: &[Value]) -> Option<String> {
+    let texts: Vec<&str> = items
+        .iter()
+        .filter_map(Value::as_object)
+        .filter(|block| get_str(block, "type") == Some("text"))
+        .filter_map(|block| get_str(block, "text"))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+fn is_present_error(value: &Value) -> bool {
+    match value {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(text) => !text.is_empty(),
+        _ => true,
+    }
+}
+
+fn push_line(text: &mut String, line: &str) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bash_response_is_stdout_then_stderr() {
+        let out = tool_output(&json!({
+            "stdout": "built 3 crates", "stderr": "warning: unused", "interrupted": false, "isImage": false
+        }));
+        assert_eq!(out.text, "built 3 crates\nwarning: unused");
+        assert!(!out.is_error);
+        assert_eq!(out.exit_code, None);
+    }
+
+    #[test]
+    fn interrupted_bash_is_marked_and_an_error() {
+        let out = tool_output(&json!({"stdout": "partial\n", "stderr": "", "interrupted": true}));
+        assert_eq!(out.text, format!("partial\n{INTERRUPTED_NOTE}"));
+        assert!(out.is_error);
+    }
+
+    #[test]
+    fn read_response_is_the_file_content() {
+        let out = tool_output(&json!({
+            "type": "text",
+            "file": {"filePath": "/p/a.txt", "content": "line 1\nline 2", "numLines": 2, "startLine": 1, "totalLines": 2}
+        }));
+        assert_eq!(out.text, "line 1\nline 2");
+    }
+
+    #[test]
+    fn mcp_content_blocks_are_joined() {
+        let blocks = json!([{"type": "text", "text": "a"}, {"type": "image", "data": "..."}, {"type": "text", "text": "b"}]);
+        assert_eq!(tool_output(&blocks).text, "a\nb");
+        let wrapped = json!({"content": blocks, "isError": true});
+        let out = tool_output(&wrapped);
+        assert_eq!(out.text, "a\nb");
+        assert!(out.is_error);
+    }
+
+    #[test]
+    fn strings_exit_codes_and_unknown_shapes() {
+        assert_eq!(tool_output(&json!("plain")).text, "plain");
+        assert_eq!(tool_output(&Value::Null).text, "");
+        let failed = tool_output(&json!({"output": "boom", "exit_code": 2}));
+        assert_eq!(failed.text, "boom");
+        assert_eq!(failed.exit_code, Some(2));
+        assert!(failed.is_error);
+        let odd = tool_output(&json!({"filenames": ["a", "b"], "numFiles": 2}));
+        assert_eq!(odd.text, r#"{"filenames":["a","b"],"numFiles":2}"#);
+        assert!(!odd.is_error);
+        assert_eq!(tool_output(&json!(17)).text, "17");
+        assert_eq!(tool_output(&json!([1, 2])).text, "[1,2]");
+    }
+
+    #[test]
+    fn error_fields_count_only_when_set() {
+        assert!(!tool_output(&json!({"result": "ok", "error": null})).is_error);
+        assert!(!tool_output(&json!({"result": "ok", "error": ""})).is_error);
+        assert!(tool_output(&json!({"error": "denied"})).is_error);
+        assert!(tool_output(&json!({"success": false})).is_error);
+    }
+}
