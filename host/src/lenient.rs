@@ -28,10 +28,10 @@ fn string_list_from(value: Value) -> Result<Vec<String>, String> {
         Value::Null => Ok(Vec::new()),
         Value::String(s) => {
             let trimmed = s.trim();
-            if trimmed.starts_with('[') {
-                if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(trimmed) {
-                    return items.into_iter().map(scalar_to_string).collect();
-                }
+            if trimmed.starts_with('[')
+                && let Ok(Value::Array(items)) = serde_json::from_str::<Value>(trimmed)
+            {
+                return items.into_iter().map(scalar_to_string).collect();
             }
             Ok(vec![s])
         }

@@ -1,6 +1,7 @@
 //! `cm`: context-mode's native host — MCP server, hook dispatcher, plugin host and CLI.
 
 mod cli;
+mod fetch;
 mod hooks;
 mod lenient;
 mod limits;
@@ -9,6 +10,7 @@ mod paths;
 mod permissions;
 mod plugins;
 mod readiness;
+mod sandbox;
 mod timestamp;
 
 fn main() -> std::process::ExitCode {

@@ -45,6 +45,6 @@ mod tests {
     fn formats_known_instants() {
         assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339_utc(1_795_926_896), "2026-11-28T04:34:56Z");
+        assert_eq!(rfc3339_utc(1_795_926_896), "2026-11-29T04:34:56Z");
     }
 }

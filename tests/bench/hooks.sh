@@ -14,7 +14,7 @@ trap cleanup EXIT
 export HOME="$work/home" CONTEXT_MODE_DIR="$work/data"
 project="$work/project"
 mkdir -p "$HOME" "$CONTEXT_MODE_DIR" "$project/.claude"
-yes '2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200' | head -c 51200 > "$project/big.txt"
+(yes '2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200' || true) | head -c 51200 > "$project/big.txt"
 echo '{"permissions":{"deny":["Bash(sudo *)"]}}' > "$project/.claude/settings.json"
 
 coproc SERVER { "$CM" serve; }

@@ -113,11 +113,10 @@ mod tests {
         Decision { action, nudge: nudge.map(String::from) }
     }
 
-    const FULL: Capabilities = Capabilities::all();
 
     #[test]
     fn redirect_blocks_where_possible_else_becomes_context_else_nothing() {
-        let r = shape(decide(Action::Redirect("redirected to x".into()), None), FULL, "pretooluse", call());
+        let r = shape(decide(Action::Redirect("redirected to x".into()), None), Capabilities::all(), "pretooluse", call());
         assert!(matches!(r.reply.verdict, Verdict::Redirect));
         let r = shape(decide(Action::Redirect("redirected to x".into()), None), Capabilities::INJECT_CONTEXT, "e", call());
         assert!(matches!(r.reply.verdict, Verdict::NoOpinion));
@@ -135,7 +134,7 @@ mod tests {
     #[test]
     fn rewrite_needs_the_capability() {
         let rewrite = || Action::Rewrite(Rewrite { command: None, prompt: Some("p".into()) });
-        let r = shape(decide(rewrite(), None), FULL, "e", call());
+        let r = shape(decide(rewrite(), None), Capabilities::all(), "e", call());
         assert_eq!(r.reply.updated_prompt.as_deref(), Some("p"));
         assert!(matches!(r.reply.verdict, Verdict::Allow));
         let r = shape(decide(rewrite(), None), Capabilities::BLOCK, "e", call());
@@ -144,7 +143,7 @@ mod tests {
 
     #[test]
     fn nudge_counts_only_when_delivered() {
-        let r = shape(decide(Action::AddContext("tip".into()), Some("grep")), FULL, "e", call());
+        let r = shape(decide(Action::AddContext("tip".into()), Some("grep")), Capabilities::all(), "e", call());
         assert!(r.nudge_delivered);
         let r = shape(decide(Action::AddContext("tip".into()), Some("grep")), Capabilities::BLOCK, "e", call());
         assert!(!r.nudge_delivered);

@@ -1,0 +1,185 @@
+//! What each call offers to permission rules: the shell commands it runs, the
+//! file it reads or edits, the URLs it fetches. For context-mode's own tools
+//! this comes from their JSON input (`ctx_execute` code, `ctx_batch_execute`
+//! commands, `ctx_execute_file` / `ctx_index` paths, `ctx_fetch_and_index` URLs).
+
+use serde_json::Value;
+
+use crate::embedded::{self, Language};
+use crate::model::{ToolCall, ToolKind};
+use crate::rules::{Subjects, path};
+use crate::shell::{self, ShellCommand};
+
+/// The ctx tool a call names (`ctx_execute` for `mcp__…__ctx_execute`).
+pub fn ctx_tool(call: &ToolCall) -> Option<String> {
+    let tool = call
+        .mcp_tool
+        .clone()
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| {
+            call.name
+                .rsplit("__")
+                .next()
+                .unwrap_or(&call.name)
+                .to_string()
+        });
+    tool.starts_with("ctx_").then_some(tool)
+}
+
+/// The tool input as a JSON object, or `Null` when it is not valid JSON.
+pub fn input(call: &ToolCall) -> Value {
+    serde_json::from_str(&call.input_json).unwrap_or(Value::Null)
+}
+
+fn string_field<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
+    input.get(key).and_then(Value::as_str)
+}
+
+/// The first of `keys` holding a string: hosts name the path field differently.
+fn first_string(input: &Value, keys: &[&str]) -> Option<String> {
+    keys.iter()
+        .find_map(|key| string_field(input, key))
+        .map(str::to_string)
+}
+
+/// The shell command of a shell call: the normalized field, else the input's `command`.
+pub fn shell_line(call: &ToolCall) -> Option<String> {
+    call.command
+        .clone()
+        .or_else(|| string_field(&input(call), "command").map(str::to_string))
+}
+
+pub fn collect(call: &ToolCall, project_dir: &str) -> Subjects {
+    let mut subjects = Subjects::default();
+    let input = input(call);
+    match call.kind {
+        ToolKind::Shell => {
+            if let Some(line) = shell_line(call) {
+                subjects.shell = shell::split(&line);
+            }
+        }
+        ToolKind::Read | ToolKind::Grep => {
+            let given = call
+                .path
+                .clone()
+                .or_else(|| first_string(&input, &["file_path", "path", "notebook_path"]));
+            subjects.read_path = given
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| path::normalize(&p, project_dir));
+        }
+        ToolKind::Edit => {
+            let given = call
+                .path
+                .clone()
+                .or_else(|| first_string(&input, &["file_path", "path", "notebook_path"]));
+            subjects.edit_path = given
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| path::normalize(&p, project_dir));
+        }
+        ToolKind::WebFetch => {
+            subjects.urls.extend(
+                call.url
+                    .clone()
+                    .or_else(|| string_field(&input, "url").map(str::to_string)),
+            );
+        }
+        ToolKind::Agent => {
+            subjects.agent_type = string_field(&input, "subagent_type").map(str::to_string);
+        }
+        ToolKind::Ctx => collect_ctx(call, &input, project_dir, &mut subjects),
+        ToolKind::WebSearch | ToolKind::Mcp | ToolKind::Other => {}
+    }
+    subjects
+}
+
+fn collect_ctx(call: &ToolCall, input: &Value, project_dir: &str, subjects: &mut Subjects) {
+    let Some(tool) = ctx_tool(call) else { return };
+    match tool.as_str() {
+        "ctx_execute" | "ctx_execute_file" => {
+            subjects.shell = code_commands(
+                string_field(input, "language"),
+                string_field(input, "code").unwrap_or(""),
+            );
+            if tool == "ctx_execute_file" {
+                subjects.read_path = file_path(call, input, project_dir);
+            }
+        }
+        "ctx_batch_execute" => {
+            subjects.shell = batch_commands(input.get("commands"))
+                .iter()
+                .flat_map(|c| shell::split(c))
+                .collect();
+        }
+        "ctx_index" => subjects.read_path = file_path(call, input, project_dir),
+        "ctx_fetch_and_index" => {
+            subjects
+                .urls
+                .extend(string_field(input, "url").map(str::to_string));
+            if let Some(requests) = lenient_list(input.get("requests")) {
+                subjects.urls.extend(
+                    requests
+                        .iter()
+                        .filter_map(|r| string_field(r, "url").map(str::to_string)),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The path a ctx tool reads: the host's canonical `path`, else the input's, made absolute.
+fn file_path(call: &ToolCall, input: &Value, project_dir: &str) -> Option<String> {
+    let given = call
+        .path
+        .clone()
+        .or_else(|| string_field(input, "path").map(str::to_string))?;
+    (!given.trim().is_empty()).then(|| path::normalize(&given, project_dir))
+}
+
+/// The shell commands `code` runs: itself for shell (or no language), the
+/// embedded spawning calls for other languages.
+pub fn code_commands(language: Option<&str>, code: &str) -> Vec<ShellCommand> {
+    let language = language
+        .and_then(Language::from_name)
+        .unwrap_or(Language::Shell);
+    embedded::shell_commands(language, code)
+        .iter()
+        .flat_map(|line| shell::split(line))
+        .collect()
+}
+
+/// `commands: [{label, command}]`, bare strings, or a JSON array sent as a string.
+fn batch_commands(commands: Option<&Value>) -> Vec<String> {
+    let Some(items) = lenient_list(commands) else {
+        return commands
+            .and_then(Value::as_str)
+            .map(|s| vec![s.to_string()])
+            .unwrap_or_default();
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Value::String(command) => Some(command.clone()),
+            Value::Object(fields) => fields
+                .get("command")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A JSON array, also when an agent sent it as a JSON string.
+fn lenient_list(value: Option<&Value>) -> Option<Vec<Value>> {
+    match value? {
+        Value::Array(items) => Some(items.clone()),
+        Value::String(text) if text.trim_start().starts_with('[') => {
+            match serde_json::from_str(text) {
+                Ok(Value::Array(items)) => Some(items),
+                _ => None,
+            }
+        }
+        Value::Object(_) => Some(vec![value?.clone()]),
+        _ => None,
+    }
+}
