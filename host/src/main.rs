@@ -1,5 +1,6 @@
 //! `cm`: context-mode's native host — MCP server, hook dispatcher, plugin host and CLI.
 
+mod chunk;
 mod cli;
 mod fetch;
 mod hooks;
@@ -11,6 +12,9 @@ mod permissions;
 mod plugins;
 mod readiness;
 mod sandbox;
+mod search;
+mod service;
+mod store;
 mod timestamp;
 
 fn main() -> std::process::ExitCode {

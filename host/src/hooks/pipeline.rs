@@ -8,9 +8,9 @@ use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::permissions;
 use crate::plugins::bindings::{
     Descriptor, EventBinding, EventKind, NormalizedEvent, ParseError, ParseInput,
-    PermissionRule, PolicyContext, Rendered, RuleEffect, RuleScope, ToolCall, ToolKind,
+    PermissionRule, PolicyContext, Rendered, ToolCall, ToolKind,
 };
-use crate::plugins::{Adapter, Policy, PolicyChain, PluginEngine, PluginKind, Registry, builtin};
+use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
 
 /// A hook call that got as far as a loaded adapter and a known event.
 struct Loaded {
@@ -151,22 +151,7 @@ fn pre_tool_use(
         .unwrap_or_else(|| PathBuf::from("/"));
     let context = policy_context(root, loaded, event, &tool, &project_dir, log);
 
-    let mut chain = PolicyChain::default();
-    for installed in registry.policies() {
-        let label = format!("policy {}", installed.id);
-        chain.push(
-            registry
-                .load_component(engine, installed)
-                .and_then(|c| Policy::instantiate(engine, &c, &label)),
-        );
-    }
-    if let Some(default) = builtin(PluginKind::Policy, "default") {
-        chain.push(
-            engine
-                .load(default.bytes, default.sha256)
-                .and_then(|c| Policy::instantiate(engine, &c, "policy default")),
-        );
-    }
+    let chain = PolicyChain::load(engine, registry);
     let outcome = chain.decide(&tool, &context);
     for failure in &outcome.failures {
         log(&failure.to_string());
@@ -210,26 +195,10 @@ fn policy_context(
         platform: loaded.descriptor.id.clone(),
         ctx_tool_prefix: loaded.descriptor.ctx_tool_prefix.clone(),
         server_live: crate::readiness::server_live(root),
-        rules: rules.into_iter().map(to_wit_rule).collect(),
+        rules: rules.into_iter().map(PermissionRule::from).collect(),
         nudges_shown: session_state::load(root, &event.session_id).nudges_shown,
         file_size_bytes,
         project_dir: project_dir.to_string_lossy().into_owned(),
-    }
-}
-
-pub(crate) fn to_wit_rule(rule: permissions::Rule) -> PermissionRule {
-    PermissionRule {
-        pattern: rule.pattern,
-        effect: match rule.effect {
-            permissions::Effect::Allow => RuleEffect::Allow,
-            permissions::Effect::Deny => RuleEffect::Deny,
-            permissions::Effect::Ask => RuleEffect::Ask,
-        },
-        scope: match rule.scope {
-            permissions::Scope::ProjectLocal => RuleScope::ProjectLocal,
-            permissions::Scope::Project => RuleScope::Project,
-            permissions::Scope::User => RuleScope::User,
-        },
     }
 }
 

@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn the_contract_catches_broken_descriptions() {
         let broken = "\
-MANDATORY: use this tool for everything, it is the best tool ever written by anyone anywhere at any time, really
+MANDATORY: use this tool for everything, it is the best tool ever written by anyone anywhere at any time, really, truly, honestly
 WHEN:
 - always
 EXTRA:

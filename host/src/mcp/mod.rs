@@ -1,11 +1,16 @@
 //! `cm serve`: the `ctx_*` tools over MCP stdio. Speaks only JSON-RPC on stdout, logs
 //! to stderr, writes a readiness marker while it runs, exits when stdin closes.
 
+pub mod descriptions;
 mod server;
 pub mod tools;
 
+use std::sync::Arc;
+
 use anyhow::Context as _;
 use rmcp::ServiceExt;
+
+use crate::service::Service;
 
 pub use server::CmServer;
 
@@ -18,7 +23,18 @@ pub fn serve() -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let root = crate::paths::data_root()?;
-        let server = CmServer::new(root.clone())?;
+        let project = server::project_dir();
+        let session_id = std::env::var("CLAUDE_SESSION_ID")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| format!("serve-{}-{}", std::process::id(), crate::timestamp::now_ms()));
+        let service = Arc::new(Service::new(root.clone(), project, session_id));
+        {
+            // Old content and memory files are housekeeping: never in the way of the handshake.
+            let service = service.clone();
+            tokio::task::spawn_blocking(move || service.start_up_cleanup());
+        }
+        let server = CmServer::new(service.clone());
         let running = server
             .serve(rmcp::transport::stdio())
             .await
@@ -34,6 +50,7 @@ pub fn serve() -> anyhow::Result<()> {
         });
         let quit = running.waiting().await;
         drop(marker);
+        service.terminate_background();
         if let Err(err) = quit {
             tracing::warn!("server task ended abnormally: {err}");
         }

@@ -1,42 +1,70 @@
-//! The rmcp server handler: lists the registered tools and routes calls to them.
+//! The rmcp server handler: lists the registered tools and routes calls to the services.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
 
-use super::tools::{ToolOutput, ToolSpec};
+use super::tools::{self, ToolSpec};
+use crate::service::{self, Reply, Service};
 
-/// State shared by every tool call of one server process.
 #[derive(Clone)]
 pub struct CmServer {
-    inner: Arc<ServerState>,
-}
-
-pub struct ServerState {
-    pub root: PathBuf,
-    pub tools: Vec<ToolSpec>,
+    service: Arc<Service>,
+    tools: Arc<Vec<ToolSpec>>,
 }
 
 impl CmServer {
-    pub fn new(root: PathBuf) -> anyhow::Result<Self> {
-        Ok(Self {
-            inner: Arc::new(ServerState {
-                root,
-                tools: Vec::new(),
-            }),
-        })
+    pub fn new(service: Arc<Service>) -> Self {
+        CmServer { service, tools: Arc::new(tools::all()) }
     }
 
-    async fn dispatch(&self, request: CallToolRequestParams) -> ToolOutput {
-        let name = request.name.as_ref();
-        ToolOutput::error(format!("unknown tool {name}"))
+    async fn dispatch(&self, name: &str, args: Option<JsonObject>) -> Reply {
+        let raw = serde_json::Value::Object(args.unwrap_or_default());
+        let s = &self.service;
+        match name {
+            "ctx_execute" => match parse(name, &raw) {
+                Ok(p) => service::execute(s, p, &raw).await,
+                Err(e) => e,
+            },
+            "ctx_execute_file" => match parse(name, &raw) {
+                Ok(p) => service::execute_file(s, p, &raw).await,
+                Err(e) => e,
+            },
+            "ctx_batch_execute" => match parse(name, &raw) {
+                Ok(p) => service::batch_execute(s, p, &raw).await,
+                Err(e) => e,
+            },
+            "ctx_fetch_and_index" => match parse(name, &raw) {
+                Ok(p) => service::fetch_and_index(s, p, &raw).await,
+                Err(e) => e,
+            },
+            "ctx_index" | "ctx_search" | "ctx_purge" => {
+                // SQLite work is blocking: keep it off the async workers.
+                let (service, name_owned) = (s.clone(), name.to_string());
+                let joined = tokio::task::spawn_blocking(move || match name_owned.as_str() {
+                    "ctx_index" => parse(&name_owned, &raw).map_or_else(|e| e, |p| service::index(&service, p, &raw)),
+                    "ctx_search" => parse(&name_owned, &raw).map_or_else(|e| e, |p| service::search(&service, p)),
+                    _ => parse(&name_owned, &raw).map_or_else(|e| e, |p| service::purge(&service, p)),
+                })
+                .await;
+                joined.unwrap_or_else(|e| Reply::error(format!("{name} failed: {e}")))
+            }
+            other => Reply::error(format!("unknown tool {other}")),
+        }
     }
+}
+
+/// Arguments into a parameter struct; a failure is one line for the model.
+fn parse<T: DeserializeOwned>(tool: &str, raw: &serde_json::Value) -> Result<T, Reply> {
+    serde_json::from_value(raw.clone())
+        .map_err(|e| Reply::error(format!("{tool}: invalid arguments: {e}")))
 }
 
 impl ServerHandler for CmServer {
@@ -51,16 +79,36 @@ impl ServerHandler for CmServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            self.inner.tools.iter().map(ToolSpec::to_tool).collect(),
-        ))
+        Ok(ListToolsResult::with_all_items(self.tools.iter().map(ToolSpec::to_tool).collect()))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.dispatch(request).await.into_result().into())
+        if let Some(info) = context.peer.peer_info() {
+            self.service.detect_platform(&info.client_info.name);
+        }
+        let reply = self.dispatch(request.name.as_ref(), request.arguments).await;
+        let content = vec![ContentBlock::text(reply.text)];
+        let result = if reply.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        Ok(result.into())
     }
+}
+
+/// The project this server works for: the agent's project variable, else the cwd.
+pub fn project_dir() -> PathBuf {
+    ["CONTEXT_MODE_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
+        .iter()
+        .filter_map(|var| std::env::var_os(var))
+        .map(PathBuf::from)
+        .find(|p| p.is_absolute() && p.is_dir())
+        .or_else(|| std::env::current_dir().ok())
+        .map(|p| p.canonicalize().unwrap_or(p))
+        .unwrap_or_else(|| PathBuf::from("/"))
 }

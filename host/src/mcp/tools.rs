@@ -1,42 +1,14 @@
-//! The registry of `ctx_*` tools: name, description, input schema, annotations and
-//! the handler each call is routed to.
+//! The registry of `ctx_*` tools: name, description, input schema and annotations.
+//! Only tools that really work are registered.
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 
-/// What a tool call returns to the agent: text, and whether it is an error.
-pub struct ToolOutput {
-    pub text: String,
-    pub is_error: bool,
-}
-
-impl ToolOutput {
-    pub fn ok(text: impl Into<String>) -> Self {
-        Self { text: text.into(), is_error: false }
-    }
-
-    /// An error the model reads: always one line.
-    pub fn error(text: impl AsRef<str>) -> Self {
-        let line = text
-            .as_ref()
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ");
-        Self { text: line, is_error: true }
-    }
-
-    pub fn into_result(self) -> CallToolResult {
-        let content = vec![ContentBlock::text(self.text)];
-        if self.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        }
-    }
-}
+use super::descriptions as d;
+use crate::fetch::FetchAndIndexParams;
+use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
+use crate::search::{IndexParams, PurgeParams, SearchParams};
 
 /// One registered tool.
 pub struct ToolSpec {
@@ -53,31 +25,66 @@ impl ToolSpec {
     }
 }
 
-/// The JSON schema of a parameter struct, as MCP wants it.
-pub fn schema_of<T: schemars::JsonSchema>() -> Arc<JsonObject> {
+/// Every tool `cm serve` offers.
+pub fn all() -> Vec<ToolSpec> {
+    vec![
+        spec::<ExecuteParams>("ctx_execute", d::CTX_EXECUTE, hints(false, false, false, true)),
+        spec::<ExecuteFileParams>("ctx_execute_file", d::CTX_EXECUTE_FILE, hints(false, false, false, true)),
+        spec::<BatchExecuteParams>("ctx_batch_execute", d::CTX_BATCH_EXECUTE, hints(false, false, false, true)),
+        spec::<IndexParams>("ctx_index", d::CTX_INDEX, hints(false, false, true, false)),
+        spec::<SearchParams>("ctx_search", d::CTX_SEARCH, hints(true, false, true, false)),
+        spec::<FetchAndIndexParams>("ctx_fetch_and_index", d::CTX_FETCH_AND_INDEX, hints(false, false, true, true)),
+        spec::<PurgeParams>("ctx_purge", d::CTX_PURGE, hints(false, true, true, false)),
+    ]
+}
+
+fn spec<T: schemars::JsonSchema>(
+    name: &'static str,
+    description: &'static str,
+    annotations: ToolAnnotations,
+) -> ToolSpec {
+    ToolSpec { name, description, schema: schema_of::<T>(), annotations }
+}
+
+/// The JSON schema of a parameter struct, as MCP wants it (always an object schema).
+fn schema_of<T: schemars::JsonSchema>() -> Arc<JsonObject> {
     let schema = schemars::schema_for!(T);
-    match serde_json::to_value(schema) {
-        Ok(serde_json::Value::Object(map)) => Arc::new(map),
-        _ => Arc::new(JsonObject::new()),
+    let mut map = match serde_json::to_value(schema) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => JsonObject::new(),
+    };
+    map.entry("type").or_insert_with(|| "object".into());
+    Arc::new(map)
+}
+
+/// Tool annotations: (read-only, destructive, idempotent, open-world).
+fn hints(read_only: bool, destructive: bool, idempotent: bool, open_world: bool) -> ToolAnnotations {
+    ToolAnnotations::from_raw(None, Some(read_only), Some(destructive), Some(idempotent), Some(open_world))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_tool_follows_the_description_contract() {
+        for tool in all() {
+            assert!(tool.name.starts_with("ctx_"));
+            assert_eq!(
+                d::contract_violations(tool.name, tool.description),
+                Vec::<String>::new(),
+                "{}",
+                tool.name
+            );
+            assert_eq!(tool.schema.get("type").and_then(|t| t.as_str()), Some("object"), "{}", tool.name);
+        }
     }
-}
 
-/// Annotations in one call: (read-only, destructive, idempotent, open-world).
-pub fn annotations(read_only: bool, destructive: bool, idempotent: bool, open_world: bool) -> ToolAnnotations {
-    ToolAnnotations::from_raw(
-        None,
-        Some(read_only),
-        Some(destructive),
-        Some(idempotent),
-        Some(open_world),
-    )
-}
-
-/// Parses tool arguments into a parameter struct; a failure is one line for the model.
-pub fn parse_args<T: serde::de::DeserializeOwned>(
-    tool: &str,
-    args: Option<JsonObject>,
-) -> Result<T, ToolOutput> {
-    let value = serde_json::Value::Object(args.unwrap_or_default());
-    serde_json::from_value(value).map_err(|e| ToolOutput::error(format!("{tool}: invalid arguments: {e}")))
+    #[test]
+    fn only_purge_is_destructive_and_only_search_is_read_only() {
+        for tool in all() {
+            assert_eq!(tool.annotations.destructive_hint, Some(tool.name == "ctx_purge"), "{}", tool.name);
+            assert_eq!(tool.annotations.read_only_hint, Some(tool.name == "ctx_search"), "{}", tool.name);
+        }
+    }
 }

@@ -36,3 +36,22 @@ pub const WIT_VERSION: &str = "0.1.0";
 /// Exported interface names a component of each world must have.
 pub const ADAPTER_EXPORT: &str = "context-mode:plugin/adapter@0.1.0";
 pub const POLICY_EXPORT: &str = "context-mode:plugin/routing-policy@0.1.0";
+
+impl From<crate::permissions::Rule> for PermissionRule {
+    fn from(rule: crate::permissions::Rule) -> Self {
+        use crate::permissions::{Effect, Scope};
+        PermissionRule {
+            pattern: rule.pattern,
+            effect: match rule.effect {
+                Effect::Allow => RuleEffect::Allow,
+                Effect::Deny => RuleEffect::Deny,
+                Effect::Ask => RuleEffect::Ask,
+            },
+            scope: match rule.scope {
+                Scope::ProjectLocal => RuleScope::ProjectLocal,
+                Scope::Project => RuleScope::Project,
+                Scope::User => RuleScope::User,
+            },
+        }
+    }
+}

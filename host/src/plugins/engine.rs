@@ -223,7 +223,7 @@ fn engine_config() -> Config {
     config.wasm_component_model(true);
     config.epoch_interruption(true);
     // Backtraces of guests are never shown (errors are one line) and cost time to capture.
-    config.wasm_backtrace(false);
+    config.wasm_backtrace_max_frames(None);
     config.cranelift_opt_level(wasmtime::OptLevel::Speed);
     config
 }

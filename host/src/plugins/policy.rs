@@ -97,6 +97,9 @@ fn validate(decision: &Decision) -> Result<(), String> {
     Ok(())
 }
 
+/// How the built-in policy is named in errors and in `ChainOutcome::decided_by`.
+pub const BUILTIN_POLICY_LABEL: &str = "policy default";
+
 /// What the chain decided, who decided it, and which policies failed on the way.
 pub struct ChainOutcome {
     pub decision: Decision,
@@ -114,6 +117,27 @@ pub struct PolicyChain {
 }
 
 impl PolicyChain {
+    /// Installed policies in their order, then the built-in `default` policy.
+    pub fn load(engine: &PluginEngine, registry: &super::Registry) -> Self {
+        let mut chain = PolicyChain::default();
+        for installed in registry.policies() {
+            let label = format!("policy {}", installed.id);
+            chain.push(
+                registry
+                    .load_component(engine, installed)
+                    .and_then(|c| Policy::instantiate(engine, &c, &label)),
+            );
+        }
+        if let Some(default) = super::builtin(super::PluginKind::Policy, "default") {
+            chain.push(
+                engine
+                    .load(default.bytes, default.sha256)
+                    .and_then(|c| Policy::instantiate(engine, &c, BUILTIN_POLICY_LABEL)),
+            );
+        }
+        chain
+    }
+
     pub fn push(&mut self, policy: Result<Policy, PluginError>) {
         match policy {
             Ok(policy) => self.policies.push(policy),

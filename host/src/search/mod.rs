@@ -1,0 +1,327 @@
+//! Searching the project store: both FTS5 indexes (and the journal), fused with RRF,
+//! reranked by proximity, typo-corrected when nothing matched; snippets around the
+//! matches. Also indexing (text, paths, memory files), the flood guard and the
+//! `ctx_index` / `ctx_search` / `ctx_purge` services.
+
+mod flood;
+mod format;
+mod fuzzy;
+mod indexing;
+mod memory;
+mod query;
+mod rank;
+mod snippet;
+mod tools;
+mod walk;
+
+#[cfg(test)]
+mod tests_bench;
+#[cfg(test)]
+mod tests_quality;
+#[cfg(test)]
+mod tests_tools;
+
+use rusqlite::OptionalExtension;
+
+pub use format::{human_bytes, search_answers as format_search_answers};
+pub use flood::{FLOOD_NORMAL_ENV, FLOOD_REDUCED_ENV, FLOOD_WINDOW_ENV, FloodGuard, FloodLevel};
+pub use indexing::{distinctive_terms, index_document};
+pub use memory::{MEMORY_FILE_NAMES, MemoryIndexReport, index_memory_files};
+pub use query::ParsedQuery;
+pub use snippet::make_snippet;
+pub use tools::{
+    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, ctx_index, ctx_purge,
+    ctx_search,
+};
+pub use walk::{IndexPathError, PathIndexReport, WalkOptions, index_path};
+
+use crate::chunk::ContentType;
+use crate::limits::{SEARCH_DEFAULT_LIMIT, SNIPPET_MAX_BYTES};
+use crate::store::{Origin, Store, StoreError, like_escape};
+use rank::{Filters, HitKey};
+
+/// Which rows a search looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Only what this session indexed or journalled.
+    Session,
+    /// Everything in the project's store (memory files included).
+    #[default]
+    Project,
+}
+
+/// Result order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    #[default]
+    Relevance,
+    /// The most relevant `limit` results, shown oldest first.
+    Timeline,
+}
+
+/// Where a hit comes from, relative to the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HitOrigin {
+    ThisSession,
+    EarlierSession,
+    Memory,
+}
+
+impl HitOrigin {
+    pub fn label(self) -> &'static str {
+        match self {
+            HitOrigin::ThisSession => "this session",
+            HitOrigin::EarlierSession => "earlier session",
+            HitOrigin::Memory => "memory",
+        }
+    }
+}
+
+/// How to search.
+#[derive(Debug, Clone)]
+pub struct SearchOptions<'a> {
+    /// The caller's session: decides "this session" against "earlier session".
+    pub session_id: &'a str,
+    pub limit: usize,
+    /// Partial, case-insensitive match on the source label.
+    pub source: Option<&'a str>,
+    pub content_type: Option<ContentType>,
+    pub scope: Scope,
+    pub sort: Sort,
+    /// Budget of each snippet.
+    pub snippet_bytes: usize,
+    /// Whether journal rows are searched too (never with a source or contentType filter).
+    pub include_journal: bool,
+}
+
+impl<'a> SearchOptions<'a> {
+    pub fn new(session_id: &'a str) -> Self {
+        SearchOptions {
+            session_id,
+            limit: SEARCH_DEFAULT_LIMIT,
+            source: None,
+            content_type: None,
+            scope: Scope::Project,
+            sort: Sort::Relevance,
+            snippet_bytes: SNIPPET_MAX_BYTES,
+            include_journal: true,
+        }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub key: HitRef,
+    pub source_label: String,
+    /// Heading path / key path / line range; the category for journal rows.
+    pub title: String,
+    pub origin: HitOrigin,
+    pub content_type: ContentType,
+    pub snippet: String,
+    pub score: f64,
+    pub created_at: i64,
+}
+
+/// Which row a hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HitRef {
+    Chunk { id: i64 },
+    Journal { session_seq: i64 },
+}
+
+/// The answer to one query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchOutcome {
+    pub hits: Vec<SearchHit>,
+    /// (typed word, word searched instead) when typo correction ran.
+    pub corrections: Vec<(String, String)>,
+    /// The query had only stopwords, operators or punctuation.
+    pub nothing_to_search: bool,
+}
+
+/// Candidates fetched from each list: enough for a good fused top `limit`.
+fn list_depth(limit: usize) -> usize {
+    (limit * 4).clamp(30, 400)
+}
+
+/// Searches the store for `query`.
+pub fn search(
+    store: &Store,
+    query: &str,
+    options: &SearchOptions<'_>,
+) -> Result<SearchOutcome, StoreError> {
+    let parsed = ParsedQuery::parse(query);
+    if parsed.is_empty() || options.limit == 0 {
+        return Ok(SearchOutcome {
+            nothing_to_search: parsed.is_empty(),
+            ..Default::default()
+        });
+    }
+    let conn = store.conn();
+    let filters = Filters {
+        source_like: options.source.map(like_escape),
+        content_type: options.content_type.map(ContentType::as_str),
+        session: (options.scope == Scope::Session).then(|| options.session_id.to_string()),
+        include_journal: options.include_journal,
+    };
+    let mut hits = run(conn, &parsed, &filters, options)?;
+    let mut corrections = Vec::new();
+    if hits.is_empty() {
+        let mut corrected = parsed.clone();
+        corrected.substrings.clear();
+        corrected.plain_substrings.clear();
+        corrected.short_cjk.clear();
+        for term in &mut corrected.terms {
+            if let Some(replacement) = fuzzy::correct_word(conn, &term.word)? {
+                corrections.push((term.word.clone(), replacement.clone()));
+                term.needles = vec![replacement.clone()];
+                term.word = replacement;
+            }
+        }
+        if !corrections.is_empty() {
+            hits = run(conn, &corrected, &filters, options)?;
+            if let Some(top) = hits.first() {
+                let text = top.snippet.to_ascii_lowercase();
+                for (_, replacement) in &mut corrections {
+                    if let Some(surface) = surface_form(&text, replacement) {
+                        *replacement = surface;
+                    }
+                }
+            }
+        }
+    }
+    Ok(SearchOutcome {
+        hits,
+        corrections,
+        nothing_to_search: false,
+    })
+}
+
+/// The whole word of `text` that starts with `stem` ("kubernet" → "kubernetes").
+fn surface_form(text_lower: &str, stem: &str) -> Option<String> {
+    let at = text_lower.match_indices(stem).map(|(i, _)| i).find(|&i| {
+        text_lower[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric())
+    })?;
+    let word: String = text_lower[at..]
+        .chars()
+        .take_while(|c| c.is_alphanumeric())
+        .collect();
+    (!word.is_empty()).then_some(word)
+}
+
+struct Row {
+    label: String,
+    title: String,
+    content: String,
+    session_id: Option<String>,
+    origin: Origin,
+    content_type: ContentType,
+    created_at: i64,
+    public: HitRef,
+}
+
+fn load(conn: &rusqlite::Connection, key: HitKey) -> rusqlite::Result<Option<Row>> {
+    match key {
+        HitKey::Chunk(id) => conn
+            .prepare_cached(
+                "SELECT s.label, c.title, c.content, s.session_id, s.origin, c.content_type, s.created_at
+                 FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ?1",
+            )?
+            .query_row([id], |r| {
+                Ok(Row {
+                    label: r.get(0)?,
+                    title: r.get(1)?,
+                    content: r.get(2)?,
+                    session_id: r.get(3)?,
+                    origin: if r.get::<_, String>(4)? == "memory" { Origin::Memory } else { Origin::Session },
+                    content_type: ContentType::parse(&r.get::<_, String>(5)?).unwrap_or(ContentType::Prose),
+                    created_at: r.get(6)?,
+                    public: HitRef::Chunk { id },
+                })
+            })
+            .optional(),
+        HitKey::Journal(id) => conn
+            .prepare_cached("SELECT session_id, seq, category, summary, data, created_at FROM journal WHERE id = ?1")?
+            .query_row([id], |r| {
+                let seq: i64 = r.get(1)?;
+                let summary: String = r.get(3)?;
+                let data: String = r.get(4)?;
+                Ok(Row {
+                    label: format!("journal #{seq}"),
+                    title: r.get(2)?,
+                    content: if data.is_empty() { summary } else { format!("{summary}\n{data}") },
+                    session_id: Some(r.get(0)?),
+                    origin: Origin::Session,
+                    content_type: ContentType::Prose,
+                    created_at: r.get(5)?,
+                    public: HitRef::Journal { session_seq: seq },
+                })
+            })
+            .optional(),
+    }
+}
+
+fn run(
+    conn: &rusqlite::Connection,
+    parsed: &ParsedQuery,
+    filters: &Filters,
+    options: &SearchOptions<'_>,
+) -> Result<Vec<SearchHit>, StoreError> {
+    let depth = list_depth(options.limit);
+    let lists = rank::ranked_lists(conn, parsed, filters, depth)?;
+    let fused = rank::fuse(&lists);
+    let needles = parsed.needles();
+    let rerank_pool = (options.limit * 3).max(30);
+    let mut scored: Vec<(f64, Row)> = Vec::new();
+    for (key, score) in fused.into_iter().take(rerank_pool) {
+        let Some(row) = load(conn, key)? else {
+            continue;
+        };
+        let text = format!("{}\n{}", row.title, row.content).to_ascii_lowercase();
+        scored.push((rank::rerank_score(score, &parsed.terms, &text), row));
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.truncate(options.limit);
+    if options.sort == Sort::Timeline {
+        scored.sort_by_key(|(_, row)| (row.created_at, order_of(row.public)));
+    }
+    Ok(scored
+        .into_iter()
+        .map(|(score, row)| {
+            let origin = match (row.origin, row.session_id.as_deref()) {
+                (Origin::Memory, _) => HitOrigin::Memory,
+                (_, Some(s)) if s == options.session_id => HitOrigin::ThisSession,
+                _ => HitOrigin::EarlierSession,
+            };
+            // A journal seq is per session: name the session when it is not the caller's.
+            let source_label = match (row.public, origin, row.session_id.as_deref()) {
+                (HitRef::Journal { .. }, HitOrigin::EarlierSession, Some(session)) => {
+                    let short: String = session.chars().take(12).collect();
+                    format!("{} of session {short}", row.label)
+                }
+                _ => row.label,
+            };
+            SearchHit {
+                key: row.public,
+                origin,
+                snippet: make_snippet(&row.content, &needles, options.snippet_bytes),
+                source_label,
+                title: row.title,
+                content_type: row.content_type,
+                score,
+                created_at: row.created_at,
+            }
+        })
+        .collect())
+}
+
+fn order_of(key: HitRef) -> i64 {
+    match key {
+        HitRef::Chunk { id } => id,
+        HitRef::Journal { session_seq } => session_seq,
+    }
+}

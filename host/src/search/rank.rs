@@ -1,0 +1,250 @@
+//! Candidate retrieval and ranking: bm25 lists from each FTS table (title weighted
+//! `BM25_TITLE_WEIGHT` : 1), fused with Reciprocal Rank Fusion keyed by row, then a
+//! rerank that rewards chunks holding more of the query's words close together.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, params};
+
+use super::query::{ParsedQuery, QueryTerm};
+use super::snippet::{find_all, tightest_span};
+use crate::limits::{BM25_TITLE_WEIGHT, RRF_K};
+
+/// A ranked row: a chunk or a journal row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HitKey {
+    Chunk(i64),
+    Journal(i64),
+}
+
+/// What restricts the candidates.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// LIKE-escaped partial source label.
+    pub source_like: Option<String>,
+    pub content_type: Option<&'static str>,
+    /// Only rows of this session.
+    pub session: Option<String>,
+    pub include_journal: bool,
+}
+
+/// Bytes of span at which the proximity bonus halves.
+const PROXIMITY_HALF_SPAN_BYTES: f64 = 40.0;
+
+fn chunk_list(
+    conn: &Connection,
+    table: &str,
+    expression: &str,
+    filters: &Filters,
+    n: usize,
+) -> rusqlite::Result<Vec<HitKey>> {
+    let sql = format!(
+        "SELECT c.id FROM {table} f
+         JOIN chunks c ON c.id = f.rowid
+         JOIN sources s ON s.id = c.source_id
+         WHERE {table} MATCH ?1
+           AND (?2 IS NULL OR s.label LIKE '%' || ?2 || '%' ESCAPE '\\')
+           AND (?3 IS NULL OR c.content_type = ?3)
+           AND (?4 IS NULL OR s.session_id = ?4)
+         ORDER BY bm25({table}, {BM25_TITLE_WEIGHT:.1}, 1.0)
+         LIMIT ?5"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(
+        params![
+            expression,
+            filters.source_like,
+            filters.content_type,
+            filters.session,
+            n as i64
+        ],
+        |r| r.get(0).map(HitKey::Chunk),
+    )?;
+    rows.collect()
+}
+
+fn journal_list(
+    conn: &Connection,
+    table: &str,
+    expression: &str,
+    filters: &Filters,
+    n: usize,
+) -> rusqlite::Result<Vec<HitKey>> {
+    let sql = format!(
+        "SELECT j.id FROM {table} f
+         JOIN journal j ON j.id = f.rowid
+         WHERE {table} MATCH ?1 AND (?2 IS NULL OR j.session_id = ?2)
+         ORDER BY bm25({table}, {BM25_TITLE_WEIGHT:.1}, 1.0)
+         LIMIT ?3"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params![expression, filters.session, n as i64], |r| {
+        r.get(0).map(HitKey::Journal)
+    })?;
+    rows.collect()
+}
+
+/// Chunks containing a CJK word too short for trigrams (a scan; only used when the
+/// indexes found nothing).
+fn like_list(
+    conn: &Connection,
+    needle: &str,
+    filters: &Filters,
+    n: usize,
+) -> rusqlite::Result<Vec<HitKey>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id FROM chunks c JOIN sources s ON s.id = c.source_id
+         WHERE (c.content LIKE '%' || ?1 || '%' ESCAPE '\\' OR c.title LIKE '%' || ?1 || '%' ESCAPE '\\')
+           AND (?2 IS NULL OR s.label LIKE '%' || ?2 || '%' ESCAPE '\\')
+           AND (?3 IS NULL OR c.content_type = ?3)
+           AND (?4 IS NULL OR s.session_id = ?4)
+         ORDER BY c.id DESC LIMIT ?5",
+    )?;
+    let rows = stmt.query_map(
+        params![
+            crate::store::like_escape(needle),
+            filters.source_like,
+            filters.content_type,
+            filters.session,
+            n as i64
+        ],
+        |r| r.get(0).map(HitKey::Chunk),
+    )?;
+    rows.collect()
+}
+
+/// Every ranked list for `query`, each at most `n` long.
+pub fn ranked_lists(
+    conn: &Connection,
+    query: &ParsedQuery,
+    filters: &Filters,
+    n: usize,
+) -> rusqlite::Result<Vec<Vec<HitKey>>> {
+    let mut lists = Vec::new();
+    let journal =
+        filters.include_journal && filters.source_like.is_none() && filters.content_type.is_none();
+    if let Some(expression) = query.porter_expression() {
+        lists.push(chunk_list(conn, "chunks_fts", &expression, filters, n)?);
+        if journal {
+            lists.push(journal_list(conn, "journal_fts", &expression, filters, n)?);
+        }
+    }
+    let mut unmatched_words: Vec<&str> = Vec::new();
+    for word in &query.plain_substrings {
+        if !porter_has(conn, word)? {
+            unmatched_words.push(word);
+        }
+    }
+    if let Some(expression) = query.trigram_expression(&unmatched_words) {
+        lists.push(chunk_list(conn, "chunks_trigram", &expression, filters, n)?);
+        if journal {
+            lists.push(journal_list(
+                conn,
+                "journal_trigram",
+                &expression,
+                filters,
+                n,
+            )?);
+        }
+    }
+    if lists.iter().all(Vec::is_empty) {
+        for needle in &query.short_cjk {
+            lists.push(like_list(conn, needle, filters, n)?);
+        }
+    }
+    Ok(lists)
+}
+
+/// Whether any chunk has a word starting like `word` (by the porter index).
+fn porter_has(conn: &Connection, word: &str) -> rusqlite::Result<bool> {
+    let expression = format!("{}*", super::query::quote(word));
+    conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1)")?
+        .query_row([expression], |r| r.get(0))
+}
+
+/// Reciprocal Rank Fusion: Σ 1 / (RRF_K + rank) over the lists, best first.
+pub fn fuse(lists: &[Vec<HitKey>]) -> Vec<(HitKey, f64)> {
+    let mut scores: HashMap<HitKey, f64> = HashMap::new();
+    for list in lists {
+        for (i, key) in list.iter().enumerate() {
+            *scores.entry(*key).or_default() += 1.0 / (RRF_K + (i + 1) as f64);
+        }
+    }
+    let mut fused: Vec<(HitKey, f64)> = scores.into_iter().collect();
+    fused.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| order_key(b.0).cmp(&order_key(a.0)))
+    });
+    fused
+}
+
+fn order_key(key: HitKey) -> (u8, i64) {
+    match key {
+        HitKey::Chunk(id) => (1, id),
+        HitKey::Journal(id) => (0, id),
+    }
+}
+
+/// The fused score adjusted for a multi-word query: up to +100% for holding every
+/// word, up to +100% more for holding them close together.
+pub fn rerank_score(fused: f64, terms: &[QueryTerm], text_lower: &str) -> f64 {
+    if terms.len() < 2 {
+        return fused;
+    }
+    let per_term: Vec<Vec<usize>> = terms
+        .iter()
+        .map(|term| {
+            let mut hits: Vec<usize> = find_all(text_lower, &term.needles)
+                .into_iter()
+                .flatten()
+                .collect();
+            hits.sort_unstable();
+            hits.dedup();
+            hits
+        })
+        .collect();
+    let present = per_term.iter().filter(|h| !h.is_empty()).count();
+    let coverage = present as f64 / terms.len() as f64;
+    let proximity = if present >= 2 {
+        tightest_span(&per_term).map_or(0.0, |(_, span)| {
+            1.0 / (1.0 + span as f64 / PROXIMITY_HALF_SPAN_BYTES)
+        })
+    } else {
+        0.0
+    };
+    fused * (1.0 + coverage + proximity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rrf_rewards_agreement_between_lists() {
+        let a = vec![HitKey::Chunk(1), HitKey::Chunk(2), HitKey::Chunk(3)];
+        let b = vec![HitKey::Chunk(2), HitKey::Chunk(3)];
+        let fused = fuse(&[a, b]);
+        assert_eq!(fused[0].0, HitKey::Chunk(2));
+        let expected = 1.0 / 62.0 + 1.0 / 61.0;
+        assert!((fused[0].1 - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn close_words_outrank_distant_ones() {
+        let q = ParsedQuery::parse("rollback canary deployment");
+        let close = "the canary deployment rollback is automatic";
+        let far = format!(
+            "rollback {} canary {} deployment",
+            "x ".repeat(400),
+            "y ".repeat(400)
+        );
+        let partial = "rollback only, nothing else here";
+        let s_close = rerank_score(1.0, &q.terms, close);
+        let s_far = rerank_score(1.0, &q.terms, &far);
+        let s_partial = rerank_score(1.0, &q.terms, partial);
+        assert!(
+            s_close > s_far && s_far > s_partial,
+            "{s_close} {s_far} {s_partial}"
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! `ctx_index`, `ctx_search`, `ctx_purge`, `ctx_fetch_and_index`: the knowledge-base
+//! tools, with rule checks for paths and URLs, and the store-backed fetch cache.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use super::{Reply, Service, canonical_in_project};
+use crate::chunk::{Format, detect_format};
+use crate::fetch::{FetchAndIndexParams, FetchOptions, FetchSink, FetchedPage, IndexedSummary};
+use crate::limits::FETCH_PREVIEW_BYTES;
+use crate::search::{
+    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, ctx_index, ctx_purge,
+    ctx_search, distinctive_terms, index_document,
+};
+use crate::store::{NewSource, SourceKind, Store, content_hash};
+
+/// Headings listed in a fetch summary.
+const SUMMARY_HEADINGS: usize = 8;
+/// Terms listed in a fetch summary.
+const SUMMARY_TERMS: usize = 10;
+
+fn reply(tool_reply: ToolReply) -> Reply {
+    Reply { text: tool_reply.text, is_error: tool_reply.is_error }
+}
+
+impl Service {
+    fn tool_context(&self) -> ToolContext<'_> {
+        ToolContext { session_id: &self.session_id, project_dir: &self.project_dir }
+    }
+}
+
+pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) -> Reply {
+    let mut confine_to = service.project_dir.clone();
+    if let Some(path) = params.path.as_deref().filter(|p| !p.trim().is_empty()) {
+        let canonical = match canonical_in_project(&service.project_dir, path) {
+            Ok(p) => p,
+            Err(reply) => return reply,
+        };
+        if let Err(refusal) = service.check_rules("ctx_index", raw, Some(&canonical)) {
+            return refusal;
+        }
+        // A rule granted a path outside the project: the walk may go there, no further.
+        if !canonical.starts_with(&service.project_dir) {
+            confine_to = canonical;
+        }
+    }
+    let mut store = match service.store() {
+        Ok(store) => store,
+        Err(reply) => return reply,
+    };
+    let result = reply(ctx_index(&mut store, &service.tool_context(), &params, Some(&confine_to)));
+    drop(store);
+    let raw_bytes = params.content.as_ref().map_or(result.text.len(), String::len) as u64;
+    service.record_stats("ctx_index", raw_bytes, result.text.len() as u64, false);
+    result
+}
+
+pub fn search(service: &Service, params: SearchParams) -> Reply {
+    let store = match service.store() {
+        Ok(store) => store,
+        Err(reply) => return reply,
+    };
+    let result = reply(ctx_search(&store, &service.tool_context(), &service.flood, &params));
+    drop(store);
+    let returned = result.text.len() as u64;
+    service.record_stats("ctx_search", returned, returned, false);
+    result
+}
+
+pub fn purge(service: &Service, params: PurgeParams) -> Reply {
+    let mut store = match service.store() {
+        Ok(store) => store,
+        Err(reply) => return reply,
+    };
+    reply(ctx_purge(&mut store, &service.tool_context(), &params))
+}
+
+pub async fn fetch_and_index(service: &Service, params: FetchAndIndexParams, raw: &serde_json::Value) -> Reply {
+    if let Err(refusal) = service.check_rules("ctx_fetch_and_index", raw, None) {
+        return refusal;
+    }
+    let store = match service.store_handle() {
+        Ok(store) => store,
+        Err(reply) => return reply,
+    };
+    let sink = Arc::new(StoreSink { store, session_id: service.session_id.clone() });
+    let report = crate::fetch::fetch_and_index(sink, params, FetchOptions::from_env()).await;
+    // What the agent would have received: the page text, fetched now or earlier.
+    let fetched: usize = report
+        .outcomes
+        .iter()
+        .filter_map(|o| o.result.as_ref().ok())
+        .map(|page| if page.cached { page.summary.bytes } else { page.fetched_bytes })
+        .sum();
+    let all_cached = !report.outcomes.is_empty()
+        && report
+            .outcomes
+            .iter()
+            .all(|o| matches!(&o.result, Ok(page) if page.cached));
+    service.record_stats("ctx_fetch_and_index", fetched as u64, report.text.len() as u64, all_cached);
+    Reply { text: report.text, is_error: report.is_error }
+}
+
+/// The fetch cache and page indexer on top of the project store.
+struct StoreSink {
+    store: Arc<Mutex<Store>>,
+    session_id: String,
+}
+
+impl StoreSink {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn summary(store: &Store, source_id: i64, bytes: usize) -> anyhow::Result<IndexedSummary> {
+        let chunks = store.source_chunks(source_id)?;
+        let mut preview = String::new();
+        let mut headings = Vec::new();
+        for (title, content) in &chunks {
+            if preview.len() < FETCH_PREVIEW_BYTES {
+                preview.push_str(content);
+                preview.push('\n');
+            }
+            if !title.is_empty() && !headings.contains(title) && headings.len() < SUMMARY_HEADINGS {
+                headings.push(title.clone());
+            }
+        }
+        Ok(IndexedSummary {
+            chunks: chunks.len(),
+            bytes,
+            preview,
+            headings,
+            terms: distinctive_terms(store, source_id, SUMMARY_TERMS)?,
+        })
+    }
+}
+
+impl FetchSink for StoreSink {
+    fn cached(&self, source: &str, url: &str, ttl_ms: u64) -> anyhow::Result<Option<IndexedSummary>> {
+        if ttl_ms == 0 {
+            return Ok(None);
+        }
+        let store = self.lock();
+        let Some(found) = store.latest_source_for_url(url, Some(source))? else {
+            return Ok(None);
+        };
+        let fetched_at = found.fetched_at.unwrap_or(found.created_at);
+        let age_ms = crate::store::now_ms().saturating_sub(fetched_at);
+        if age_ms < 0 || age_ms as u64 > ttl_ms {
+            return Ok(None);
+        }
+        Ok(Some(Self::summary(&store, found.id, usize::try_from(found.bytes).unwrap_or(0))?))
+    }
+
+    fn index_page(&self, source: &str, page: &FetchedPage) -> anyhow::Result<IndexedSummary> {
+        let format = page_format(page);
+        let hash = content_hash(&page.body);
+        let mut store = self.lock();
+        let mut new = NewSource::new(source, SourceKind::Url, Some(&self.session_id), page.body.len());
+        new.url = Some(&page.requested_url);
+        new.content_hash = Some(&hash);
+        new.fetched_at = Some(crate::store::now_ms());
+        let indexed = index_document(&mut store, new, &page.body, format)?;
+        Self::summary(&store, indexed.source_id, page.body.len())
+    }
+}
+
+/// The chunker to use for a page, from its content type, else from its URL and text.
+fn page_format(page: &FetchedPage) -> Format {
+    let content_type = page.content_type.to_ascii_lowercase();
+    if content_type.contains("html") {
+        Format::Html
+    } else if content_type.contains("json") {
+        Format::Json
+    } else if content_type.contains("markdown") {
+        Format::Markdown
+    } else {
+        let name = Path::new(page.final_url.split(['?', '#']).next().unwrap_or(""))
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(str::to_string);
+        detect_format(&page.body, name.as_deref())
+    }
+}

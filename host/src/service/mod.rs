@@ -1,0 +1,162 @@
+//! The services behind the `ctx_*` tools: one `Service` per `cm serve` process holds
+//! the project store, the sandbox, the flood guard and the plugin engine. The MCP layer
+//! parses arguments and calls in here; this layer calls the store, sandbox and fetcher.
+
+mod execute;
+mod guard;
+mod knowledge;
+mod platform;
+mod shape;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use crate::plugins::PluginEngine;
+use crate::sandbox::{Runtimes, Sandbox};
+use crate::search::FloodGuard;
+use crate::store::Store;
+
+pub use execute::{batch_execute, execute, execute_file};
+pub use knowledge::{fetch_and_index, index, purge, search};
+
+/// What a tool call returns to the agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub text: String,
+    pub is_error: bool,
+}
+
+impl Reply {
+    pub fn ok(text: impl Into<String>) -> Self {
+        Reply { text: text.into(), is_error: false }
+    }
+
+    /// An error the model reads: one line, never a trace.
+    pub fn error(text: impl AsRef<str>) -> Self {
+        let line = text
+            .as_ref()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Reply { text: line, is_error: true }
+    }
+}
+
+pub struct Service {
+    pub root: PathBuf,
+    pub project_dir: PathBuf,
+    pub session_id: String,
+    store: Result<Arc<Mutex<Store>>, String>,
+    sandbox: Sandbox,
+    flood: FloodGuard,
+    engine: Result<PluginEngine, String>,
+    /// The agent host, from the MCP client's name (set at initialize).
+    platform: OnceLock<Platform>,
+    /// Numbers the sources this process indexes, so every label is unique.
+    source_counter: std::sync::atomic::AtomicU64,
+}
+
+/// Which agent host is talking to us, and how it names our tools.
+#[derive(Debug, Clone)]
+pub struct Platform {
+    pub id: String,
+    pub ctx_tool_prefix: String,
+}
+
+impl Service {
+    pub fn new(root: PathBuf, project_dir: PathBuf, session_id: String) -> Self {
+        let store = Store::open(&root, &project_dir)
+            .map(|s| Arc::new(Mutex::new(s)))
+            .map_err(|e| format!("the project store cannot be opened: {e}"));
+        let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)))
+            .map_err(|e| e.to_string());
+        Service {
+            sandbox: Sandbox::new(Arc::new(Runtimes::detect())),
+            flood: FloodGuard::from_env(),
+            root,
+            project_dir,
+            session_id,
+            store,
+            engine,
+            platform: OnceLock::new(),
+            source_counter: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Records the client's platform once; later calls keep the first.
+    pub fn set_platform(&self, platform: Platform) {
+        let _ = self.platform.set(platform);
+    }
+
+    pub fn platform(&self) -> Platform {
+        self.platform.get().cloned().unwrap_or(Platform {
+            id: "unknown".into(),
+            ctx_tool_prefix: "mcp__context-mode__".into(),
+        })
+    }
+
+    /// The store, or the one-line reason it is unavailable.
+    fn store(&self) -> Result<MutexGuard<'_, Store>, Reply> {
+        let store = self.store.as_ref().map_err(Reply::error)?;
+        // A panic while holding the lock leaves the connection usable: SQLite rolls back.
+        Ok(store.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+
+    fn store_handle(&self) -> Result<Arc<Mutex<Store>>, Reply> {
+        self.store.clone().map_err(Reply::error)
+    }
+
+    /// A fresh, unique source label: `<kind> #<n> <what>`.
+    fn source_label(&self, kind: &str, what: &str) -> String {
+        let n = self
+            .source_counter
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        let what: String = what.lines().next().unwrap_or("").chars().take(48).collect();
+        format!("{kind} #{n}-{}: {}", std::process::id(), what.trim())
+    }
+
+    /// Records raw vs returned bytes of one call; a failure to record is logged, not fatal.
+    fn record_stats(&self, tool: &str, raw_bytes: u64, returned_bytes: u64, cache_hit: bool) {
+        if let Ok(mut store) = self.store() {
+            if let Err(err) = store.record_tool_stats(&self.session_id, tool, raw_bytes, returned_bytes, cache_hit) {
+                tracing::warn!("cannot record stats of {tool}: {err}");
+            }
+        }
+    }
+
+    /// Server start-up chores that must not delay the handshake.
+    pub fn start_up_cleanup(&self) {
+        let Ok(mut store) = self.store() else { return };
+        if let Err(err) = store.cleanup_older_than(crate::limits::CONTENT_MAX_AGE_DAYS) {
+            tracing::warn!("cleanup of old content failed: {err}");
+        }
+        if let Err(err) = crate::search::index_memory_files(&mut store, &self.project_dir) {
+            tracing::warn!("indexing project memory files failed: {err}");
+        }
+    }
+
+    pub fn terminate_background(&self) {
+        self.sandbox.terminate_background();
+    }
+}
+
+/// Resolves a path argument against the project: relative paths are project-relative;
+/// the result is canonical (symlinks resolved) so confinement checks see the real target.
+fn canonical_in_project(project_dir: &Path, path: &str) -> Result<PathBuf, Reply> {
+    let given = Path::new(path.trim());
+    let joined = if given.is_absolute() { given.to_path_buf() } else { project_dir.join(given) };
+    joined
+        .canonicalize()
+        .map_err(|e| Reply::error(format!("{path}: {}", crate::service::io_reason(&e))))
+}
+
+fn io_reason(err: &std::io::Error) -> &'static str {
+    match err.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory",
+        std::io::ErrorKind::PermissionDenied => "permission denied",
+        _ => "cannot be read",
+    }
+}

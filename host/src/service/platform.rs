@@ -1,0 +1,88 @@
+//! Which agent host the MCP client is: its `clientInfo.name` against the adapters'
+//! client names, then their environment markers, then `CONTEXT_MODE_PLATFORM`.
+
+use super::{Platform, Service};
+use crate::plugins::bindings::Descriptor;
+use crate::plugins::{Adapter, BUILTIN_PLUGINS, PluginKind, Registry};
+
+/// Overrides detection with an adapter id.
+pub const PLATFORM_ENV: &str = "CONTEXT_MODE_PLATFORM";
+
+impl Service {
+    /// Detects the platform once per server; later calls do nothing.
+    pub fn detect_platform(&self, client_name: &str) {
+        if self.platform.get().is_some() {
+            return;
+        }
+        let descriptors = self.adapter_descriptors();
+        let env_platform = std::env::var(PLATFORM_ENV).ok();
+        let found = choose(&descriptors, client_name, |var| std::env::var_os(var).is_some(), env_platform.as_deref());
+        if let Some(descriptor) = found {
+            self.set_platform(Platform {
+                id: descriptor.id.clone(),
+                ctx_tool_prefix: descriptor.ctx_tool_prefix.clone(),
+            });
+        } else {
+            tracing::info!("no adapter claims MCP client {client_name:?}");
+        }
+    }
+
+    /// Descriptors of every adapter, installed ones overriding built-ins of the same id.
+    fn adapter_descriptors(&self) -> Vec<Descriptor> {
+        let Ok(engine) = self.engine.as_ref() else {
+            return Vec::new();
+        };
+        let registry = Registry::load(&self.root).unwrap_or_default();
+        let mut descriptors: Vec<Descriptor> = Vec::new();
+        let installed = registry.plugins.iter().filter(|p| p.kind == PluginKind::Adapter);
+        for plugin in installed {
+            let described = registry
+                .load_component(engine, plugin)
+                .and_then(|c| Adapter::instantiate(engine, &c, &plugin.id))
+                .and_then(|mut a| a.describe());
+            match described {
+                Ok(d) => descriptors.push(d),
+                Err(err) => tracing::warn!("{err}"),
+            }
+        }
+        for builtin in BUILTIN_PLUGINS.iter().filter(|p| p.kind == PluginKind::Adapter) {
+            if descriptors.iter().any(|d| d.id == builtin.id) {
+                continue;
+            }
+            let described = engine
+                .load(builtin.bytes, builtin.sha256)
+                .and_then(|c| Adapter::instantiate(engine, &c, builtin.id))
+                .and_then(|mut a| a.describe());
+            match described {
+                Ok(d) => descriptors.push(d),
+                Err(err) => tracing::warn!("{err}"),
+            }
+        }
+        descriptors
+    }
+}
+
+/// The adapter for this client: by client name, else by environment marker, else by
+/// the explicit override.
+fn choose<'a>(
+    descriptors: &'a [Descriptor],
+    client_name: &str,
+    env_is_set: impl Fn(&str) -> bool,
+    override_id: Option<&str>,
+) -> Option<&'a Descriptor> {
+    let by_name = descriptors.iter().find(|d| {
+        d.client_names
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
+    });
+    by_name
+        .or_else(|| {
+            descriptors
+                .iter()
+                .find(|d| d.env_markers.iter().any(|m| env_is_set(m)))
+        })
+        .or_else(|| {
+            let wanted = override_id?.trim();
+            descriptors.iter().find(|d| d.id.eq_ignore_ascii_case(wanted))
+        })
+}

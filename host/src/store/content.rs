@@ -1,0 +1,518 @@
+//! Indexed content: sources and their chunks, age-based cleanup and purging.
+
+use rusqlite::{OptionalExtension, Row, Transaction, params};
+
+use super::{Result, Store, like_escape, now_ms};
+use crate::chunk::{Chunk, substring_index_text};
+
+/// What produced a source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// Text passed to `ctx_index` as `content`.
+    Content,
+    /// A file indexed by path.
+    File,
+    /// A fetched URL.
+    Url,
+    /// Output of one `ctx_batch_execute` command.
+    Batch,
+    /// Output of `ctx_execute` / `ctx_execute_file`.
+    Execute,
+    /// Large data from the session journal.
+    Journal,
+    /// A project memory file (AGENTS.md, CLAUDE.md, …).
+    Memory,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Content => "content",
+            SourceKind::File => "file",
+            SourceKind::Url => "url",
+            SourceKind::Batch => "batch",
+            SourceKind::Execute => "execute",
+            SourceKind::Journal => "journal",
+            SourceKind::Memory => "memory",
+        }
+    }
+}
+
+/// Where a source comes from, as search results report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Indexed by a session (this one or an earlier one: compare `session_id`).
+    Session,
+    /// A project memory file.
+    Memory,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Session => "session",
+            Origin::Memory => "memory",
+        }
+    }
+
+    fn parse(text: &str) -> Origin {
+        if text == "memory" {
+            Origin::Memory
+        } else {
+            Origin::Session
+        }
+    }
+}
+
+/// A source about to be indexed.
+#[derive(Debug, Clone)]
+pub struct NewSource<'a> {
+    pub label: &'a str,
+    pub kind: SourceKind,
+    pub url: Option<&'a str>,
+    pub session_id: Option<&'a str>,
+    pub origin: Origin,
+    /// sha256 of the raw text; see [`super::content_hash`].
+    pub content_hash: Option<&'a str>,
+    pub fetched_at: Option<i64>,
+    /// Size of the raw text before chunking.
+    pub bytes: usize,
+    /// Delete earlier sources with the same label and kind first (re-indexing a file or
+    /// a label replaces it instead of duplicating every hit).
+    pub replace_same_label: bool,
+}
+
+impl<'a> NewSource<'a> {
+    /// A session source of `kind` with no URL or hash, replacing an earlier one of the same label.
+    pub fn new(
+        label: &'a str,
+        kind: SourceKind,
+        session_id: Option<&'a str>,
+        bytes: usize,
+    ) -> Self {
+        NewSource {
+            label,
+            kind,
+            url: None,
+            session_id,
+            origin: Origin::Session,
+            content_hash: None,
+            fetched_at: None,
+            bytes,
+            replace_same_label: true,
+        }
+    }
+}
+
+/// What indexing one source did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedSource {
+    pub source_id: i64,
+    pub chunks: usize,
+    /// Earlier sources with the same label and kind that were replaced.
+    pub replaced: usize,
+}
+
+/// A stored source row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSource {
+    pub id: i64,
+    pub label: String,
+    pub kind: String,
+    pub url: Option<String>,
+    pub session_id: Option<String>,
+    pub origin: Origin,
+    pub content_hash: Option<String>,
+    pub created_at: i64,
+    pub fetched_at: Option<i64>,
+    pub bytes: i64,
+    pub chunk_count: i64,
+}
+
+const SOURCE_COLUMNS: &str = "id, label, kind, url, session_id, origin, content_hash, created_at, fetched_at, bytes, chunk_count";
+
+fn source_from_row(row: &Row<'_>) -> rusqlite::Result<StoredSource> {
+    Ok(StoredSource {
+        id: row.get(0)?,
+        label: row.get(1)?,
+        kind: row.get(2)?,
+        url: row.get(3)?,
+        session_id: row.get(4)?,
+        origin: Origin::parse(&row.get::<_, String>(5)?),
+        content_hash: row.get(6)?,
+        created_at: row.get(7)?,
+        fetched_at: row.get(8)?,
+        bytes: row.get(9)?,
+        chunk_count: row.get(10)?,
+    })
+}
+
+/// What to purge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PurgeScope {
+    /// Content, journal, state blocks and meta of one session (its stats stay: they hold
+    /// no content, only byte counts).
+    Session(String),
+    /// Sources whose label contains this text (case-insensitive).
+    Source(String),
+    /// Everything in the project's database, stats included.
+    Project,
+}
+
+/// What a purge or cleanup deleted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PurgeReport {
+    pub sources: usize,
+    pub chunks: usize,
+    pub journal_rows: usize,
+    pub state_blocks: usize,
+    pub stats_rows: usize,
+    /// Labels of the deleted sources (each once, in deletion order).
+    pub labels: Vec<String>,
+}
+
+impl Store {
+    /// Stores a source and its chunks in one transaction; both FTS indexes are filled
+    /// by triggers. Returns the new source id.
+    pub fn index_source(
+        &mut self,
+        source: &NewSource<'_>,
+        chunks: &[Chunk],
+    ) -> Result<IndexedSource> {
+        self.write(|tx| {
+            let replaced = if source.replace_same_label {
+                let ids = source_ids(
+                    tx,
+                    "SELECT id FROM sources WHERE label = ?1 AND kind = ?2",
+                    params![source.label, source.kind.as_str()],
+                )?;
+                delete_sources(tx, &ids)?;
+                ids.len()
+            } else {
+                0
+            };
+            tx.prepare_cached(
+                "INSERT INTO sources(label, kind, url, session_id, origin, content_hash,
+                                     created_at, fetched_at, bytes, chunk_count)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                source.label,
+                source.kind.as_str(),
+                source.url,
+                source.session_id,
+                source.origin.as_str(),
+                source.content_hash,
+                now_ms(),
+                source.fetched_at,
+                i64::try_from(source.bytes).unwrap_or(i64::MAX),
+                chunks.len() as i64,
+            ])?;
+            let source_id = tx.last_insert_rowid();
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO chunks(source_id, seq, title, content, content_type, byte_len)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            let mut words = tx.prepare_cached(
+                "INSERT INTO chunks_fts(rowid, title, content) VALUES (?1, ?2, ?3)",
+            )?;
+            let mut substrings = tx.prepare_cached(
+                "INSERT INTO chunks_trigram(rowid, title, content) VALUES (?1, ?2, ?3)",
+            )?;
+            for (seq, chunk) in chunks.iter().enumerate() {
+                insert.execute(params![
+                    source_id,
+                    seq as i64,
+                    chunk.title,
+                    chunk.content,
+                    chunk.content_type.as_str(),
+                    chunk.content.len() as i64,
+                ])?;
+                let chunk_id = tx.last_insert_rowid();
+                words.execute(params![chunk_id, chunk.title, chunk.content])?;
+                substrings.execute(params![
+                    chunk_id,
+                    substring_index_text(&chunk.title),
+                    substring_index_text(&chunk.content)
+                ])?;
+            }
+            Ok(IndexedSource {
+                source_id,
+                chunks: chunks.len(),
+                replaced,
+            })
+        })
+    }
+
+    /// The newest source fetched from `url` (and, when given, with this label): the
+    /// fetch cache's look-up.
+    pub fn latest_source_for_url(
+        &self,
+        url: &str,
+        label: Option<&str>,
+    ) -> Result<Option<StoredSource>> {
+        let sql = format!(
+            "SELECT {SOURCE_COLUMNS} FROM sources
+             WHERE url = ?1 AND kind = 'url' AND (?2 IS NULL OR label = ?2)
+             ORDER BY id DESC LIMIT 1"
+        );
+        Ok(self
+            .conn
+            .query_row(&sql, params![url, label], source_from_row)
+            .optional()?)
+    }
+
+    /// Sources of one origin, oldest first (memory re-indexing compares their hashes).
+    pub fn sources_by_origin(&self, origin: Origin) -> Result<Vec<StoredSource>> {
+        let sql = format!("SELECT {SOURCE_COLUMNS} FROM sources WHERE origin = ?1 ORDER BY id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([origin.as_str()], source_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// One source by id.
+    pub fn source(&self, id: i64) -> Result<Option<StoredSource>> {
+        let sql = format!("SELECT {SOURCE_COLUMNS} FROM sources WHERE id = ?1");
+        Ok(self
+            .conn
+            .query_row(&sql, [id], source_from_row)
+            .optional()?)
+    }
+
+    /// The chunks of a source in order: (title, content).
+    pub fn source_chunks(&self, source_id: i64) -> Result<Vec<(String, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT title, content FROM chunks WHERE source_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([source_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Deletes one source and its chunks; returns the number of chunks deleted.
+    pub fn delete_source(&mut self, id: i64) -> Result<usize> {
+        self.write(|tx| delete_sources(tx, &[id]))
+    }
+
+    /// Numbers of sources and chunks in the index.
+    pub fn content_counts(&self) -> Result<(usize, usize)> {
+        let (sources, chunks): (i64, i64) = self.conn.query_row(
+            "SELECT (SELECT count(*) FROM sources), (SELECT count(*) FROM chunks)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok((sources as usize, chunks as usize))
+    }
+
+    /// Deletes session content (not memory files) created more than `days` days ago.
+    pub fn cleanup_older_than(&mut self, days: u64) -> Result<PurgeReport> {
+        let age_ms = i64::try_from(days.saturating_mul(86_400_000)).unwrap_or(i64::MAX);
+        let cutoff = now_ms().saturating_sub(age_ms);
+        self.write(|tx| {
+            let ids = source_ids(
+                tx,
+                "SELECT id FROM sources WHERE origin = 'session' AND created_at < ?1",
+                params![cutoff],
+            )?;
+            let mut report = PurgeReport::default();
+            delete_sources_reporting(tx, &ids, &mut report)?;
+            Ok(report)
+        })
+    }
+
+    /// Deletes what `scope` names and reports it.
+    pub fn purge(&mut self, scope: &PurgeScope) -> Result<PurgeReport> {
+        self.write(|tx| {
+            let mut report = PurgeReport::default();
+            match scope {
+                PurgeScope::Source(pattern) => {
+                    let ids = source_ids(
+                        tx,
+                        "SELECT id FROM sources WHERE label LIKE '%' || ?1 || '%' ESCAPE '\\'",
+                        params![like_escape(pattern)],
+                    )?;
+                    delete_sources_reporting(tx, &ids, &mut report)?;
+                }
+                PurgeScope::Session(session) => {
+                    let ids = source_ids(
+                        tx,
+                        "SELECT id FROM sources WHERE session_id = ?1 AND origin = 'session'",
+                        params![session],
+                    )?;
+                    delete_sources_reporting(tx, &ids, &mut report)?;
+                    report.journal_rows =
+                        tx.execute("DELETE FROM journal WHERE session_id = ?1", [session])?;
+                    report.state_blocks =
+                        tx.execute("DELETE FROM state_blocks WHERE session_id = ?1", [session])?;
+                    tx.execute("DELETE FROM sessions WHERE session_id = ?1", [session])?;
+                }
+                PurgeScope::Project => {
+                    let ids = source_ids(tx, "SELECT id FROM sources ORDER BY id", [])?;
+                    report.labels = labels_of(tx, &ids)?;
+                    report.sources = ids.len();
+                    for table in ["chunks_fts", "chunks_trigram"] {
+                        tx.execute(
+                            &format!("INSERT INTO {table}({table}) VALUES ('delete-all')"),
+                            [],
+                        )?;
+                    }
+                    report.chunks = tx.execute("DELETE FROM chunks", [])?;
+                    tx.execute("DELETE FROM sources", [])?;
+                    report.journal_rows = tx.execute("DELETE FROM journal", [])?;
+                    report.state_blocks = tx.execute("DELETE FROM state_blocks", [])?;
+                    report.stats_rows = tx.execute("DELETE FROM tool_stats", [])?;
+                    tx.execute("DELETE FROM hook_timings", [])?;
+                    tx.execute("DELETE FROM sessions", [])?;
+                    for table in [
+                        "chunks_fts",
+                        "chunks_trigram",
+                        "journal_fts",
+                        "journal_trigram",
+                    ] {
+                        tx.execute(
+                            &format!("INSERT INTO {table}({table}) VALUES ('optimize')"),
+                            [],
+                        )?;
+                    }
+                }
+            }
+            Ok(report)
+        })
+    }
+}
+
+fn source_ids(
+    tx: &Transaction<'_>,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<Vec<i64>> {
+    let mut stmt = tx.prepare(sql)?;
+    let rows = stmt.query_map(params, |r| r.get(0))?;
+    rows.collect()
+}
+
+fn labels_of(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = tx.prepare_cached("SELECT label FROM sources WHERE id = ?1")?;
+    let mut labels: Vec<String> = Vec::new();
+    for id in ids {
+        let label: String = stmt.query_row([id], |r| r.get(0))?;
+        if !labels.contains(&label) {
+            labels.push(label);
+        }
+    }
+    Ok(labels)
+}
+
+fn delete_sources(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<usize> {
+    let mut words = tx.prepare_cached(
+        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?1)",
+    )?;
+    let mut substrings = tx.prepare_cached(
+        "DELETE FROM chunks_trigram WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?1)",
+    )?;
+    let mut chunks = tx.prepare_cached("DELETE FROM chunks WHERE source_id = ?1")?;
+    let mut sources = tx.prepare_cached("DELETE FROM sources WHERE id = ?1")?;
+    let mut deleted_chunks = 0;
+    for id in ids {
+        words.execute([id])?;
+        substrings.execute([id])?;
+        deleted_chunks += chunks.execute([id])?;
+        sources.execute([id])?;
+    }
+    Ok(deleted_chunks)
+}
+
+fn delete_sources_reporting(
+    tx: &Transaction<'_>,
+    ids: &[i64],
+    report: &mut PurgeReport,
+) -> rusqlite::Result<()> {
+    report.labels = labels_of(tx, ids)?;
+    report.chunks = delete_sources(tx, ids)?;
+    report.sources = ids.len();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::ContentType;
+
+    fn chunk(text: &str) -> Chunk {
+        Chunk {
+            title: String::new(),
+            content: text.into(),
+            content_type: ContentType::Prose,
+        }
+    }
+
+    #[test]
+    fn cleanup_removes_old_session_content_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
+        let old = store
+            .index_source(
+                &NewSource::new("old-log", SourceKind::Execute, Some("s"), 9),
+                &[chunk("ancient zebra")],
+            )
+            .expect("old");
+        store
+            .index_source(
+                &NewSource::new("new-log", SourceKind::Execute, Some("s"), 9),
+                &[chunk("fresh zebra")],
+            )
+            .expect("new");
+        let memory = NewSource {
+            origin: Origin::Memory,
+            ..NewSource::new("AGENTS.md", SourceKind::Memory, None, 9)
+        };
+        let kept = store
+            .index_source(&memory, &[chunk("memory zebra")])
+            .expect("memory");
+        let month_ago = now_ms() - 30 * 86_400_000;
+        for id in [old.source_id, kept.source_id] {
+            store
+                .conn()
+                .execute(
+                    "UPDATE sources SET created_at = ?1 WHERE id = ?2",
+                    params![month_ago, id],
+                )
+                .expect("age");
+        }
+        let report = store
+            .cleanup_older_than(crate::limits::CONTENT_MAX_AGE_DAYS)
+            .expect("cleanup");
+        assert_eq!(
+            (report.sources, report.chunks, report.labels.clone()),
+            (1, 1, vec!["old-log".to_string()])
+        );
+        let hits = crate::search::search(&store, "zebra", &crate::search::SearchOptions::new("s"))
+            .expect("search");
+        let labels: Vec<&str> = hits.hits.iter().map(|h| h.source_label.as_str()).collect();
+        assert_eq!(labels.len(), 2);
+        assert!(!labels.contains(&"old-log"), "{labels:?}");
+        assert!(store.integrity_problems().expect("check").is_empty());
+    }
+
+    #[test]
+    fn reindexing_a_label_replaces_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
+        store
+            .index_source(
+                &NewSource::new("notes", SourceKind::Content, Some("s"), 3),
+                &[chunk("first version")],
+            )
+            .expect("1");
+        let second = store
+            .index_source(
+                &NewSource::new("notes", SourceKind::Content, Some("s"), 3),
+                &[chunk("second version")],
+            )
+            .expect("2");
+        assert_eq!(second.replaced, 1);
+        assert_eq!(store.content_counts().expect("counts"), (1, 1));
+        let hits = crate::search::search(&store, "first", &crate::search::SearchOptions::new("s"))
+            .expect("search");
+        assert!(hits.hits.is_empty(), "the old version left both indexes");
+    }
+}

@@ -1,0 +1,166 @@
+//! The per-project SQLite store: indexed content with two FTS5 indexes, the session
+//! journal, state blocks, stats and hook timings. Several processes (two agent windows,
+//! hooks, the server) read and write one database at once: WAL, a busy timeout, every
+//! write in a `BEGIN IMMEDIATE` transaction, retried while another writer holds the lock.
+
+mod content;
+mod journal;
+mod open;
+mod retry;
+mod schema;
+mod stats;
+
+#[cfg(test)]
+mod tests_multiprocess;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+pub use content::{
+    IndexedSource, NewSource, Origin, PurgeReport, PurgeScope, SourceKind, StoredSource,
+};
+pub use journal::{JournalEntry, JournalInsert, NewJournalEntry, StateBlock};
+pub use schema::SCHEMA_VERSION;
+pub use stats::{HookTimingSummary, ToolStatsSummary};
+
+/// Why the store could not do what was asked. Displays as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("cannot use {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "database schema version {found} is newer than this cm supports ({supported}); upgrade cm"
+    )]
+    SchemaTooNew { found: i64, supported: i64 },
+    #[error("cannot determine the data root: {0}")]
+    DataRoot(#[from] crate::paths::DataRootError),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// One open connection to a project's database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating when needed) the database of `project_dir` under the data `root`.
+    pub fn open(root: &Path, project_dir: &Path) -> Result<Store> {
+        Self::open_path(&crate::paths::project_db(root, project_dir))
+    }
+
+    /// Opens (creating when needed) the database at `db_path`. A garbage file there is
+    /// moved aside as `context.db.corrupt-<unix-ts>` and a fresh database takes its place.
+    pub fn open_path(db_path: &Path) -> Result<Store> {
+        let conn = open::open_connection(db_path)?;
+        Ok(Store {
+            conn,
+            path: db_path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The connection, for read queries of sibling modules (search).
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Runs `write` in a `BEGIN IMMEDIATE` transaction and commits it, starting over
+    /// while another process holds the write lock (up to `DB_TIMEOUT_MS`).
+    pub fn write<T>(
+        &mut self,
+        mut write: impl FnMut(&Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        let conn = &mut self.conn;
+        let value = retry::with_busy_retry(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let value = write(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        })?;
+        Ok(value)
+    }
+
+    /// `PRAGMA integrity_check` plus the FTS5 integrity checks; empty when all is well,
+    /// else the problems SQLite reports.
+    pub fn integrity_problems(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
+        let mut problems: Vec<String> = stmt
+            .query_map([], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        problems.retain(|p| p != "ok");
+        for table in [
+            "chunks_fts",
+            "chunks_trigram",
+            "journal_fts",
+            "journal_trigram",
+        ] {
+            let check = format!("INSERT INTO {table}({table}) VALUES ('integrity-check')");
+            if let Err(err) = self.conn.execute(&check, []) {
+                problems.push(format!("{table}: {err}"));
+            }
+        }
+        Ok(problems)
+    }
+
+    /// Checkpoints the WAL (PASSIVE: never waits on readers) and closes the connection.
+    pub fn close(mut self) -> Result<()> {
+        self.checkpoint();
+        // Swapped for an in-memory stand-in so the close error can be reported; the
+        // stand-in's drop-time checkpoint is a no-op.
+        let conn = std::mem::replace(&mut self.conn, Connection::open_in_memory()?);
+        conn.close().map_err(|(_, err)| StoreError::Sqlite(err))
+    }
+
+    fn checkpoint(&self) {
+        if let Err(err) = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+        {
+            tracing::debug!("wal checkpoint skipped: {err}");
+        }
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.checkpoint();
+    }
+}
+
+/// Milliseconds since the unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Hex sha256 of `text`.
+pub fn content_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// `text` escaped for use inside a `LIKE ? ESCAPE '\'` pattern.
+pub(crate) fn like_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    for ch in text.chars() {
+        if matches!(ch, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}

@@ -1,0 +1,219 @@
+//! The database schema, as numbered migrations tracked in `PRAGMA user_version`.
+//!
+//! Times are unix milliseconds (INTEGER). Text is UTF-8.
+//!
+//! Full-text design: `chunks` holds the text once. `chunks_fts` (porter unicode61: words,
+//! stems, word prefixes) indexes title and content; `chunks_trigram` indexes the title and
+//! the chunk's identifier, path and non-ASCII tokens (see `chunk::substring`: trigrams of
+//! every byte would cost six times the porter index). Both are *contentless-delete* FTS5
+//! tables (`content='', contentless_delete=1`): the text is stored once, `bm25()` still
+//! weights title against content, and a row is removed by rowid. They are written by
+//! `store::content` in the same transaction as the chunk row, not by triggers: a trigger
+//! runs in a statement savepoint, which makes FTS5 flush its pending index on every row
+//! (measured: twice the cost for porter, more for trigram).
+//! `chunks_vocab` (fts5vocab over the porter table) is the vocabulary for typo correction.
+//! The journal (one row per transaction, so triggers cost nothing there) has an
+//! external-content porter and trigram pair kept by triggers.
+
+use rusqlite::Connection;
+
+/// The schema version this build writes; a database with a higher one is refused.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Migration `n` (1-based) brings the schema from version n-1 to n.
+const MIGRATIONS: &[&str] = &[V1];
+
+const V1: &str = r#"
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+-- One indexed document: pasted content, a file, a fetched URL, command output, a memory file.
+CREATE TABLE IF NOT EXISTS sources (
+    id           INTEGER PRIMARY KEY,
+    label        TEXT NOT NULL,
+    kind         TEXT NOT NULL,          -- content|file|url|batch|execute|journal|memory
+    url          TEXT,                   -- the URL for kind url, the absolute path for file/memory
+    session_id   TEXT,                   -- the session that indexed it
+    origin       TEXT NOT NULL DEFAULT 'session' CHECK (origin IN ('session', 'memory')),
+    content_hash TEXT,                   -- sha256 of the raw text (memory re-index, fetch cache)
+    created_at   INTEGER NOT NULL,
+    fetched_at   INTEGER,
+    bytes        INTEGER NOT NULL DEFAULT 0,
+    chunk_count  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sources_label   ON sources(label);
+CREATE INDEX IF NOT EXISTS sources_session ON sources(session_id);
+CREATE INDEX IF NOT EXISTS sources_created ON sources(created_at);
+CREATE INDEX IF NOT EXISTS sources_url     ON sources(url) WHERE url IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS chunks (
+    id           INTEGER PRIMARY KEY,
+    source_id    INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    seq          INTEGER NOT NULL,       -- order inside its source
+    title        TEXT NOT NULL,          -- heading path "Guide > Deploy", JSON key path, line range
+    content      TEXT NOT NULL,
+    content_type TEXT NOT NULL CHECK (content_type IN ('code', 'prose')),
+    byte_len     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source_id, seq);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    title, content, content='', contentless_delete=1,
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+-- Holds each chunk's title and its substring-worthy tokens (see chunk::substring).
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_trigram USING fts5(
+    title, content, content='', contentless_delete=1,
+    tokenize='trigram'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
+-- A 4 MB pending-terms hash (default 1 MB) flushes a large document in fewer segments:
+-- measured 25% less CPU for porter indexing; more gave nothing.
+INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('hashsize', 4194304);
+INSERT INTO chunks_trigram(chunks_trigram, rank) VALUES ('hashsize', 4194304);
+
+-- The session journal: what happened, for rebuilding state after compaction.
+CREATE TABLE IF NOT EXISTS journal (
+    id           INTEGER PRIMARY KEY,
+    session_id   TEXT NOT NULL,
+    seq          INTEGER NOT NULL,       -- 1, 2, 3 … per session; what ctx_resume(seq) names
+    category     TEXT NOT NULL,
+    priority     INTEGER NOT NULL CHECK (priority BETWEEN 1 AND 4),
+    summary      TEXT NOT NULL,
+    data         TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL,
+    dedup        INTEGER NOT NULL DEFAULT 1, -- 1: a second row with the same hash is dropped
+    created_at   INTEGER NOT NULL,
+    UNIQUE (session_id, seq)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS journal_dedup
+    ON journal(session_id, content_hash) WHERE dedup = 1;
+CREATE INDEX IF NOT EXISTS journal_priority ON journal(session_id, priority, seq);
+CREATE INDEX IF NOT EXISTS journal_created  ON journal(created_at);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS journal_fts USING fts5(
+    summary, data, content='journal', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS journal_trigram USING fts5(
+    summary, data, content='journal', content_rowid='id',
+    tokenize='trigram'
+);
+CREATE TRIGGER IF NOT EXISTS journal_ai AFTER INSERT ON journal BEGIN
+    INSERT INTO journal_fts(rowid, summary, data) VALUES (new.id, new.summary, new.data);
+    INSERT INTO journal_trigram(rowid, summary, data) VALUES (new.id, new.summary, new.data);
+END;
+CREATE TRIGGER IF NOT EXISTS journal_ad AFTER DELETE ON journal BEGIN
+    INSERT INTO journal_fts(journal_fts, rowid, summary, data)
+        VALUES ('delete', old.id, old.summary, old.data);
+    INSERT INTO journal_trigram(journal_trigram, rowid, summary, data)
+        VALUES ('delete', old.id, old.summary, old.data);
+END;
+
+-- State blocks built at PreCompact and handed back after compaction.
+CREATE TABLE IF NOT EXISTS state_blocks (
+    id          INTEGER PRIMARY KEY,
+    session_id  TEXT NOT NULL,
+    block       TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    consumed_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS state_blocks_session ON state_blocks(session_id, id);
+
+-- One row per tool call: what the agent would have received and what it did receive.
+CREATE TABLE IF NOT EXISTS tool_stats (
+    id             INTEGER PRIMARY KEY,
+    session_id     TEXT NOT NULL,
+    tool           TEXT NOT NULL,
+    raw_bytes      INTEGER NOT NULL,
+    returned_bytes INTEGER NOT NULL,
+    cache_hit      INTEGER NOT NULL DEFAULT 0,
+    created_at     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_stats_session ON tool_stats(session_id);
+CREATE INDEX IF NOT EXISTS tool_stats_created ON tool_stats(created_at);
+
+CREATE TABLE IF NOT EXISTS hook_timings (
+    id          INTEGER PRIMARY KEY,
+    platform    TEXT NOT NULL,
+    event       TEXT NOT NULL,
+    duration_us INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hook_timings_event ON hook_timings(platform, event);
+
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id   TEXT PRIMARY KEY,
+    platform     TEXT,
+    started_at   INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    compactions  INTEGER NOT NULL DEFAULT 0,
+    meta         TEXT NOT NULL DEFAULT '{}'   -- JSON object of per-session facts
+);
+"#;
+
+/// Brings the schema to [`SCHEMA_VERSION`]. Runs inside a `BEGIN IMMEDIATE` transaction
+/// and re-reads the version there, so two processes opening an old database at once
+/// migrate it exactly once.
+pub fn migrate(conn: &mut Connection) -> Result<(), super::StoreError> {
+    let current = user_version(conn)?;
+    if current == SCHEMA_VERSION {
+        return Ok(());
+    }
+    if current > SCHEMA_VERSION {
+        return Err(super::StoreError::SchemaTooNew {
+            found: current,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    super::retry::with_busy_retry(|| {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut version = user_version(&tx)?;
+        while version < SCHEMA_VERSION {
+            let step = usize::try_from(version).unwrap_or(0);
+            tx.execute_batch(MIGRATIONS[step])?;
+            version += 1;
+        }
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()
+    })?;
+    Ok(())
+}
+
+/// `PRAGMA user_version`.
+pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_match_version() {
+        assert_eq!(MIGRATIONS.len() as i64, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn migrating_twice_is_a_no_op_and_fts5_trigram_is_available() {
+        let mut conn = Connection::open_in_memory().expect("memory db");
+        migrate(&mut conn).expect("first migration");
+        migrate(&mut conn).expect("second migration");
+        assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
+        conn.execute(
+            "INSERT INTO chunks_trigram(rowid, title, content) VALUES (7, 'T', '日本語のテキスト')",
+            [],
+        )
+        .expect("trigram row");
+        let hits: i64 = conn
+            .query_row(
+                "SELECT rowid FROM chunks_trigram WHERE chunks_trigram MATCH '\"本語の\"'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("trigram query");
+        assert_eq!(hits, 7);
+    }
+}

@@ -1,0 +1,203 @@
+//! Per-call byte counts (what the agent would have received against what it did
+//! receive) and hook timings.
+
+use rusqlite::params;
+
+use super::{Result, Store, now_ms};
+
+/// Totals of one tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolStatsSummary {
+    pub tool: String,
+    pub calls: u64,
+    pub raw_bytes: u64,
+    pub returned_bytes: u64,
+    pub cache_hits: u64,
+}
+
+/// Latency of one (platform, event) pair of hook runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookTimingSummary {
+    pub platform: String,
+    pub event: String,
+    pub runs: u64,
+    pub p50_us: u64,
+    pub p95_us: u64,
+    pub max_us: u64,
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+impl Store {
+    /// Records one tool call.
+    pub fn record_tool_stats(
+        &mut self,
+        session_id: &str,
+        tool: &str,
+        raw_bytes: u64,
+        returned_bytes: u64,
+        cache_hit: bool,
+    ) -> Result<()> {
+        self.write(|tx| {
+            tx.prepare_cached(
+                "INSERT INTO tool_stats(session_id, tool, raw_bytes, returned_bytes, cache_hit, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                session_id,
+                tool,
+                to_i64(raw_bytes),
+                to_i64(returned_bytes),
+                cache_hit,
+                now_ms()
+            ])?;
+            Ok(())
+        })
+    }
+
+    /// Records one hook run's whole duration.
+    pub fn record_hook_timing(
+        &mut self,
+        platform: &str,
+        event: &str,
+        duration_us: u64,
+    ) -> Result<()> {
+        self.write(|tx| {
+            tx.prepare_cached(
+                "INSERT INTO hook_timings(platform, event, duration_us, created_at) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![platform, event, to_i64(duration_us), now_ms()])?;
+            Ok(())
+        })
+    }
+
+    /// Per-tool totals for one session, or all time when `session_id` is `None`;
+    /// largest raw total first.
+    pub fn tool_stats_summary(&self, session_id: Option<&str>) -> Result<Vec<ToolStatsSummary>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT tool, count(*), sum(raw_bytes), sum(returned_bytes), sum(cache_hit)
+             FROM tool_stats WHERE ?1 IS NULL OR session_id = ?1
+             GROUP BY tool ORDER BY sum(raw_bytes) DESC, tool",
+        )?;
+        let rows = stmt.query_map([session_id], |r| {
+            Ok(ToolStatsSummary {
+                tool: r.get(0)?,
+                calls: to_u64(r.get(1)?),
+                raw_bytes: to_u64(r.get(2)?),
+                returned_bytes: to_u64(r.get(3)?),
+                cache_hits: to_u64(r.get(4)?),
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Latency percentiles per (platform, event), from the most recent `per_event` runs of each.
+    pub fn hook_timing_summary(&self, per_event: usize) -> Result<Vec<HookTimingSummary>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT platform, event, duration_us FROM (
+                 SELECT platform, event, duration_us,
+                        row_number() OVER (PARTITION BY platform, event ORDER BY id DESC) AS recent
+                 FROM hook_timings)
+             WHERE recent <= ?1 ORDER BY platform, event, duration_us",
+        )?;
+        let rows = stmt.query_map([to_i64(per_event as u64)], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                to_u64(r.get(2)?),
+            ))
+        })?;
+        let mut out: Vec<HookTimingSummary> = Vec::new();
+        let mut durations: Vec<u64> = Vec::new();
+        let mut current: Option<(String, String)> = None;
+        let mut flush = |key: Option<(String, String)>, durations: &mut Vec<u64>| {
+            if let Some((platform, event)) = key
+                && !durations.is_empty()
+            {
+                let at = |q: usize| durations[(durations.len() - 1) * q / 100];
+                out.push(HookTimingSummary {
+                    platform,
+                    event,
+                    runs: durations.len() as u64,
+                    p50_us: at(50),
+                    p95_us: at(95),
+                    max_us: durations[durations.len() - 1],
+                });
+            }
+            durations.clear();
+        };
+        for row in rows {
+            let (platform, event, duration) = row?;
+            let key = (platform, event);
+            if current.as_ref() != Some(&key) {
+                flush(current.take(), &mut durations);
+                current = Some(key);
+            }
+            durations.push(duration);
+        }
+        flush(current, &mut durations);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_totals_per_session_and_all_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
+        store
+            .record_tool_stats("a", "ctx_execute", 50_000, 500, false)
+            .expect("1");
+        store
+            .record_tool_stats("a", "ctx_execute", 10_000, 100, false)
+            .expect("2");
+        store
+            .record_tool_stats("b", "ctx_fetch_and_index", 9_000, 0, true)
+            .expect("3");
+        let a = store.tool_stats_summary(Some("a")).expect("a");
+        assert_eq!(
+            a,
+            vec![ToolStatsSummary {
+                tool: "ctx_execute".into(),
+                calls: 2,
+                raw_bytes: 60_000,
+                returned_bytes: 600,
+                cache_hits: 0
+            }]
+        );
+        let all = store.tool_stats_summary(None).expect("all");
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[1].cache_hits, 1);
+    }
+
+    #[test]
+    fn hook_percentiles() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
+        for us in 1..=100 {
+            store
+                .record_hook_timing("claude-code", "pretooluse", us * 10)
+                .expect("timing");
+        }
+        store
+            .record_hook_timing("gemini-cli", "stop", 7)
+            .expect("timing");
+        let summary = store.hook_timing_summary(1000).expect("summary");
+        assert_eq!(summary.len(), 2);
+        let claude = &summary[0];
+        assert_eq!(
+            (claude.runs, claude.p50_us, claude.p95_us, claude.max_us),
+            (100, 500, 950, 1000)
+        );
+        assert_eq!(summary[1].p50_us, 7);
+    }
+}
