@@ -163,10 +163,10 @@ fn pre_tool_use(
         &loaded.binding.native,
         tool,
     );
-    if let (true, Some(nudge)) = (shaped.nudge_delivered, nudge) {
-        if let Err(err) = session_state::record_nudge(root, &event.session_id, &nudge) {
-            log(&format!("cannot record nudge {nudge}: {err}"));
-        }
+    if let (true, Some(nudge)) = (shaped.nudge_delivered, nudge)
+        && let Err(err) = session_state::record_nudge(root, &event.session_id, &nudge)
+    {
+        log(&format!("cannot record nudge {nudge}: {err}"));
     }
     shaped.reply
 }

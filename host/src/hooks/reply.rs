@@ -76,11 +76,11 @@ pub fn shape(decision: Decision, caps: Capabilities, native_event: &str, tool: T
         Action::AddContext(text) => context = Some(text),
     }
     let mut nudge_delivered = false;
-    if let Some(text) = context {
-        if can(Capabilities::INJECT_CONTEXT) {
-            reply.additional_context = Some(text);
-            nudge_delivered = decision.nudge.is_some();
-        }
+    if let Some(text) = context
+        && can(Capabilities::INJECT_CONTEXT)
+    {
+        reply.additional_context = Some(text);
+        nudge_delivered = decision.nudge.is_some();
     }
     Shaped {
         reply,

@@ -12,7 +12,7 @@ use rmcp::ServiceExt;
 
 use crate::service::Service;
 
-pub use server::CmServer;
+pub use server::{CmServer, project_dir};
 
 pub fn serve() -> anyhow::Result<()> {
     init_logging();

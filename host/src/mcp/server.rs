@@ -105,7 +105,7 @@ impl ServerHandler for CmServer {
 pub fn project_dir() -> PathBuf {
     ["CONTEXT_MODE_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
         .iter()
-        .filter_map(|var| std::env::var_os(var))
+        .filter_map(std::env::var_os)
         .map(PathBuf::from)
         .find(|p| p.is_absolute() && p.is_dir())
         .or_else(|| std::env::current_dir().ok())

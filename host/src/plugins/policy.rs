@@ -146,6 +146,12 @@ impl PolicyChain {
     }
 
     pub fn decide(mut self, call: &ToolCall, context: &PolicyContext) -> ChainOutcome {
+        self.decide_next(call, context)
+    }
+
+    /// Decides one call and keeps the instances for the next (a directory walk asks
+    /// about every file). Load failures are reported with the first call only.
+    pub fn decide_next(&mut self, call: &ToolCall, context: &PolicyContext) -> ChainOutcome {
         let mut failures = std::mem::take(&mut self.failures);
         for policy in &mut self.policies {
             match policy.decide(call, context) {

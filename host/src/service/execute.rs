@@ -26,9 +26,10 @@ pub async fn execute(service: &Service, params: ExecuteParams, raw: &serde_json:
         file: None,
     };
     match service.sandbox.execute(request).await {
+        // The label names the language only: replies never echo the submitted code.
         Ok(outcome) => service.shape_execution(
             "ctx_execute",
-            &format!("{} {}", params.language, params.code),
+            &params.language,
             &outcome,
             params.intent.as_deref(),
         ),

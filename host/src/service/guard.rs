@@ -8,6 +8,12 @@ use super::{Reply, Service};
 use crate::plugins::bindings::{Action, PermissionRule, PolicyContext, ToolCall, ToolKind};
 use crate::plugins::{PolicyChain, Registry, policy::BUILTIN_POLICY_LABEL};
 
+/// The loaded policy chain and the rules it decides with, for one tool call.
+pub(super) struct RuleCheck {
+    chain: PolicyChain,
+    context: PolicyContext,
+}
+
 impl Service {
     /// Checks one ctx tool call against the rules; `Err` is the refusal the agent reads.
     /// `path` is the canonical path the call touches, when it touches one.
@@ -17,6 +23,11 @@ impl Service {
         input: &serde_json::Value,
         path: Option<&Path>,
     ) -> Result<(), Reply> {
+        self.rule_check()?.check_ctx(tool, input, path)
+    }
+
+    /// The policy chain and rules, loaded once for a call that asks several questions.
+    pub(super) fn rule_check(&self) -> Result<RuleCheck, Reply> {
         let engine = self.engine.as_ref().map_err(|e| {
             Reply::error(format!("security check unavailable ({e}); nothing was run"))
         })?;
@@ -25,19 +36,6 @@ impl Service {
             Registry::default()
         });
         let platform = self.platform();
-        let call = ToolCall {
-            name: format!("{}{tool}", platform.ctx_tool_prefix),
-            kind: ToolKind::Ctx,
-            input_json: input.to_string(),
-            command: None,
-            path: path.map(|p| p.to_string_lossy().into_owned()),
-            has_range: false,
-            url: None,
-            prompt: None,
-            pattern: None,
-            mcp_server: Some("context-mode".into()),
-            mcp_tool: Some(tool.into()),
-        };
         let home = crate::paths::home_dir();
         let (rules, problems) = crate::permissions::load(&self.project_dir, home.as_deref());
         for problem in problems {
@@ -52,7 +50,62 @@ impl Service {
             file_size_bytes: None,
             project_dir: self.project_dir.to_string_lossy().into_owned(),
         };
-        let outcome = PolicyChain::load(engine, &registry).decide(&call, &context);
+        Ok(RuleCheck { chain: PolicyChain::load(engine, &registry), context })
+    }
+}
+
+impl RuleCheck {
+    /// The verdict on a ctx tool call (see [`Service::check_rules`]).
+    pub(super) fn check_ctx(
+        &mut self,
+        tool: &str,
+        input: &serde_json::Value,
+        path: Option<&Path>,
+    ) -> Result<(), Reply> {
+        let call = ToolCall {
+            name: format!("{}{tool}", self.context.ctx_tool_prefix),
+            kind: ToolKind::Ctx,
+            input_json: input.to_string(),
+            command: None,
+            path: path.map(|p| p.to_string_lossy().into_owned()),
+            has_range: false,
+            url: None,
+            prompt: None,
+            pattern: None,
+            mcp_server: Some("context-mode".into()),
+            mcp_tool: Some(tool.into()),
+        };
+        self.decide(&call)
+    }
+
+    /// Whether the user's rules let `file` be read, asked as a plain `Read` of it: a
+    /// directory walk reads every file it indexes, so a `Read(**/.env*)` deny rule must
+    /// keep `.env` files out even when only their directory was named. Confinement is
+    /// the walk's job (`confine_to`), so only the rules speak here, not routing.
+    pub(super) fn check_read(&mut self, file: &Path) -> Result<(), Reply> {
+        let file = file.to_string_lossy().into_owned();
+        let call = ToolCall {
+            name: "Read".into(),
+            kind: ToolKind::Read,
+            input_json: serde_json::json!({ "file_path": file }).to_string(),
+            command: None,
+            path: Some(file),
+            has_range: false,
+            url: None,
+            prompt: None,
+            pattern: None,
+            mcp_server: None,
+            mcp_tool: None,
+        };
+        // Without a live server the policy applies the user's rules and nothing else.
+        let live = std::mem::replace(&mut self.context.server_live, false);
+        let verdict = self.decide(&call);
+        self.context.server_live = live;
+        verdict
+    }
+
+    fn decide(&mut self, call: &ToolCall) -> Result<(), Reply> {
+        let outcome = self.chain.decide_next(call, &self.context);
         for failure in &outcome.failures {
             tracing::warn!("{failure}");
         }

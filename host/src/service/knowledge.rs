@@ -9,8 +9,8 @@ use crate::chunk::{Format, detect_format};
 use crate::fetch::{FetchAndIndexParams, FetchOptions, FetchSink, FetchedPage, IndexedSummary};
 use crate::limits::FETCH_PREVIEW_BYTES;
 use crate::search::{
-    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, ctx_index, ctx_purge,
-    ctx_search, distinctive_terms, index_document,
+    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, WalkHooks, ctx_index_with,
+    ctx_purge, ctx_search, distinctive_terms, index_document,
 };
 use crate::store::{NewSource, SourceKind, Store, content_hash};
 
@@ -31,24 +31,47 @@ impl Service {
 
 pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) -> Reply {
     let mut confine_to = service.project_dir.clone();
+    let mut rules = None;
     if let Some(path) = params.path.as_deref().filter(|p| !p.trim().is_empty()) {
         let canonical = match canonical_in_project(&service.project_dir, path) {
             Ok(p) => p,
             Err(reply) => return reply,
         };
-        if let Err(refusal) = service.check_rules("ctx_index", raw, Some(&canonical)) {
+        let mut check = match service.rule_check() {
+            Ok(check) => check,
+            Err(refusal) => return refusal,
+        };
+        if let Err(refusal) = check.check_ctx("ctx_index", raw, Some(&canonical)) {
             return refusal;
         }
         // A rule granted a path outside the project: the walk may go there, no further.
         if !canonical.starts_with(&service.project_dir) {
             confine_to = canonical;
         }
+        rules = Some(check);
     }
     let mut store = match service.store() {
         Ok(store) => store,
         Err(reply) => return reply,
     };
-    let result = reply(ctx_index(&mut store, &service.tool_context(), &params, Some(&confine_to)));
+    // Every file a directory walk reaches is a read the user's rules may deny.
+    let mut admit = |file: &Path| {
+        rules.as_mut().is_none_or(|check| match check.check_read(file) {
+            Ok(()) => true,
+            Err(refusal) => {
+                tracing::debug!("ctx_index skips {}: {}", file.display(), refusal.text);
+                false
+            }
+        })
+    };
+    let hooks = WalkHooks { admit: Some(&mut admit), progress: None };
+    let result = reply(ctx_index_with(
+        &mut store,
+        &service.tool_context(),
+        &params,
+        Some(&confine_to),
+        hooks,
+    ));
     drop(store);
     let raw_bytes = params.content.as_ref().map_or(result.text.len(), String::len) as u64;
     service.record_stats("ctx_index", raw_bytes, result.text.len() as u64, false);

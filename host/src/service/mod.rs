@@ -120,10 +120,11 @@ impl Service {
 
     /// Records raw vs returned bytes of one call; a failure to record is logged, not fatal.
     fn record_stats(&self, tool: &str, raw_bytes: u64, returned_bytes: u64, cache_hit: bool) {
-        if let Ok(mut store) = self.store() {
-            if let Err(err) = store.record_tool_stats(&self.session_id, tool, raw_bytes, returned_bytes, cache_hit) {
-                tracing::warn!("cannot record stats of {tool}: {err}");
-            }
+        if let Ok(mut store) = self.store()
+            && let Err(err) =
+                store.record_tool_stats(&self.session_id, tool, raw_bytes, returned_bytes, cache_hit)
+        {
+            tracing::warn!("cannot record stats of {tool}: {err}");
         }
     }
 

@@ -1,0 +1,19 @@
+//! `cm`: context-mode's native host — MCP server, hook dispatcher, plugin host and CLI.
+//! The binary (`main.rs`) only calls [`cli::main`].
+
+pub mod chunk;
+pub mod cli;
+pub mod fetch;
+pub mod hooks;
+pub mod lenient;
+pub mod limits;
+pub mod mcp;
+pub mod paths;
+pub mod permissions;
+pub mod plugins;
+pub mod readiness;
+pub mod sandbox;
+pub mod search;
+pub mod service;
+pub mod store;
+pub mod timestamp;
