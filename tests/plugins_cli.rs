@@ -115,3 +115,19 @@ fn a_tampered_plugin_is_reported_and_not_loaded() {
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(log[0].contains("ask-before-push failed its hash check"), "{log:?}");
 }
+
+#[test]
+fn an_installed_adapter_overrides_the_built_in_one_until_removed() {
+    let sandbox = Sandbox::new();
+    let path = test_plugin("override-adapter");
+    let added = cm_plugin(&sandbox, &["add", path.to_str().expect("utf8")]);
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    assert!(String::from_utf8_lossy(&added.stdout).contains("overriding the built-in one"));
+
+    let output = sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), r#"{"overridden":true,"event":"pretooluse"}"#);
+
+    assert!(cm_plugin(&sandbox, &["remove", "claude-code"]).status.success());
+    let output = sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox));
+    assert!(output.stdout.is_empty(), "the built-in adapter answers again");
+}
