@@ -19,7 +19,10 @@ fn golden_dir() -> PathBuf {
 fn project() -> Sandbox {
     let sandbox = Sandbox::new();
     let line = "2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200\n";
-    sandbox.write("big.txt", line.repeat(50 * 1024 / line.len() + 1).as_bytes());
+    sandbox.write(
+        "big.txt",
+        line.repeat(50 * 1024 / line.len() + 1).as_bytes(),
+    );
     sandbox.write("small.txt", b"just a few bytes\n");
     sandbox.project_permissions(serde_json::json!({ "deny": ["Bash(sudo *)"] }));
     sandbox
@@ -28,14 +31,24 @@ fn project() -> Sandbox {
 fn payload(sandbox: &Sandbox, case: &str) -> Vec<u8> {
     let path = golden_dir().join(format!("{case}.stdin.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.replace("__PROJECT__", &sandbox.project.to_string_lossy()).into_bytes()
+    text.replace("__PROJECT__", &sandbox.project.to_string_lossy())
+        .into_bytes()
 }
 
 /// Runs one case and returns stdout with the project path put back as `__PROJECT__`.
 fn run(sandbox: &Sandbox, event: &str, case: &str) -> String {
     let output = sandbox.hook(PLATFORM, event, &payload(sandbox, case));
-    assert_eq!(output.status.code(), Some(0), "{case}: {}", String::from_utf8_lossy(&output.stderr));
-    assert!(sandbox.hook_errors().is_empty(), "{case}: {:?}", sandbox.hook_errors());
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{case}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{case}: {:?}",
+        sandbox.hook_errors()
+    );
     let stdout = String::from_utf8(output.stdout).expect("UTF-8 stdout");
     if !stdout.is_empty() {
         serde_json::from_str::<serde_json::Value>(&stdout)
@@ -50,9 +63,18 @@ fn assert_golden(name: &str, actual: &str) {
         std::fs::write(&path, actual).expect("write golden");
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", path.display()));
-    assert_eq!(actual, expected, "reply of {name} differs from {}", path.display());
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+            path.display()
+        )
+    });
+    assert_eq!(
+        actual,
+        expected,
+        "reply of {name} differs from {}",
+        path.display()
+    );
 }
 
 /// With a live `cm serve`, the reply must equal the golden file.
@@ -96,15 +118,34 @@ fn grep_nudges_once_then_stays_silent_in_the_same_session() {
     let _server = sandbox.live_server();
     let first = run(&sandbox, "pretooluse", "grep");
     assert_golden("grep", &first);
-    assert!(first.contains("additionalContext"), "first grep gets the nudge: {first}");
-    assert_eq!(run(&sandbox, "pretooluse", "grep"), "", "second grep of the session is silent");
+    assert!(
+        first.contains("additionalContext"),
+        "first grep gets the nudge: {first}"
+    );
+    assert_eq!(
+        run(&sandbox, "pretooluse", "grep"),
+        "",
+        "second grep of the session is silent"
+    );
 }
 
 #[test]
 fn without_a_live_server_redirects_pass_through() {
     let sandbox = project();
-    for case in ["webfetch", "curl", "python-requests", "gradlew", "read-large", "task-launch", "grep"] {
-        assert_eq!(run(&sandbox, "pretooluse", case), "", "{case} must pass through with no live server");
+    for case in [
+        "webfetch",
+        "curl",
+        "python-requests",
+        "gradlew",
+        "read-large",
+        "task-launch",
+        "grep",
+    ] {
+        assert_eq!(
+            run(&sandbox, "pretooluse", case),
+            "",
+            "{case} must pass through with no live server"
+        );
     }
 }
 

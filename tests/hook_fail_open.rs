@@ -28,11 +28,23 @@ fn assert_fails_open(sandbox: &Sandbox, platform: &str, event: &str, stdin: &[u8
     let started = Instant::now();
     let output = sandbox.hook(platform, event, stdin);
     let elapsed = started.elapsed();
-    assert_eq!(output.status.code(), Some(0), "exit code; stderr: {}", String::from_utf8_lossy(&output.stderr));
-    assert!(output.stdout.is_empty(), "stdout must be the no-opinion reply (empty), got {:?}", String::from_utf8_lossy(&output.stdout));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "exit code; stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "stdout must be the no-opinion reply (empty), got {:?}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     assert!(elapsed < BUDGET, "took {elapsed:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("backtrace") && !stderr.contains("panicked"), "stack trace on stderr: {stderr}");
+    assert!(
+        !stderr.contains("backtrace") && !stderr.contains("panicked"),
+        "stack trace on stderr: {stderr}"
+    );
     sandbox.hook_errors()
 }
 
@@ -41,13 +53,21 @@ fn empty_stdin() {
     let sandbox = Sandbox::new();
     let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", b"");
     assert_eq!(log.len(), 1, "{log:?}");
-    assert!(log[0].contains("claude-code pretooluse: bad stdin"), "{log:?}");
+    assert!(
+        log[0].contains("claude-code pretooluse: bad stdin"),
+        "{log:?}"
+    );
 }
 
 #[test]
 fn invalid_json() {
     let sandbox = Sandbox::new();
-    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", b"{\"tool_name\": \"Bash\", ");
+    let log = assert_fails_open(
+        &sandbox,
+        "claude-code",
+        "pretooluse",
+        b"{\"tool_name\": \"Bash\", ",
+    );
     assert_eq!(log.len(), 1, "{log:?}");
 }
 
@@ -62,15 +82,28 @@ fn ten_megabytes_of_junk() {
 #[test]
 fn unknown_platform() {
     let sandbox = Sandbox::new();
-    let log = assert_fails_open(&sandbox, "no-such-agent", "pretooluse", &bash_call(&sandbox, "ls"));
+    let log = assert_fails_open(
+        &sandbox,
+        "no-such-agent",
+        "pretooluse",
+        &bash_call(&sandbox, "ls"),
+    );
     assert_eq!(log.len(), 1, "{log:?}");
-    assert!(log[0].contains("unknown platform \"no-such-agent\"; known: claude-code"), "{log:?}");
+    assert!(
+        log[0].contains("unknown platform \"no-such-agent\"; known: claude-code"),
+        "{log:?}"
+    );
 }
 
 #[test]
 fn unknown_event() {
     let sandbox = Sandbox::new();
-    let log = assert_fails_open(&sandbox, "claude-code", "beforelunch", &bash_call(&sandbox, "ls"));
+    let log = assert_fails_open(
+        &sandbox,
+        "claude-code",
+        "beforelunch",
+        &bash_call(&sandbox, "ls"),
+    );
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(log[0].contains("unknown event \"beforelunch\""), "{log:?}");
 }
@@ -83,9 +116,18 @@ fn unwritable_data_root() {
     std::fs::write(&blocker, b"file").expect("write");
     let mut command = sandbox.cm();
     command.env("CONTEXT_MODE_DIR", blocker.join("root"));
-    let output = sandbox.hook_with(command, "claude-code", "pretooluse", &bash_call(&sandbox, "curl https://example.com"));
+    let output = sandbox.hook_with(
+        command,
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "curl https://example.com"),
+    );
     assert_eq!(output.status.code(), Some(0));
-    assert!(output.stdout.is_empty(), "{:?}", String::from_utf8_lossy(&output.stdout));
+    assert!(
+        output.stdout.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&output.stdout)
+    );
 }
 
 #[test]
@@ -93,7 +135,12 @@ fn relative_data_root_is_not_fatal() {
     let sandbox = Sandbox::new();
     let mut command = sandbox.cm();
     command.env("CONTEXT_MODE_DIR", "relative/dir");
-    let output = sandbox.hook_with(command, "claude-code", "pretooluse", &bash_call(&sandbox, "ls"));
+    let output = sandbox.hook_with(
+        command,
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "ls"),
+    );
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty());
 }
@@ -106,47 +153,87 @@ fn with_misbehaving_policy() -> Sandbox {
         .arg(test_plugin("misbehave"))
         .output()
         .expect("cm plugin add");
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     sandbox
 }
 
 #[test]
 fn policy_that_traps() {
     let sandbox = with_misbehaving_policy();
-    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "trap now"));
+    let log = assert_fails_open(
+        &sandbox,
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "trap now"),
+    );
     assert_eq!(log.len(), 1, "{log:?}");
-    assert!(log[0].contains("plugin policy misbehave trapped"), "{log:?}");
+    assert!(
+        log[0].contains("plugin policy misbehave trapped"),
+        "{log:?}"
+    );
 }
 
 #[test]
 fn policy_that_loops_forever() {
     let sandbox = with_misbehaving_policy();
-    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "loop forever"));
+    let log = assert_fails_open(
+        &sandbox,
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "loop forever"),
+    );
     assert_eq!(log.len(), 1, "{log:?}");
-    assert!(log[0].contains("plugin policy misbehave timed out after 1000 ms"), "{log:?}");
+    assert!(
+        log[0].contains("plugin policy misbehave timed out after 1000 ms"),
+        "{log:?}"
+    );
 }
 
 #[test]
 fn policy_that_allocates_a_gibibyte() {
     let sandbox = with_misbehaving_policy();
-    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "alloc 1g"));
+    let log = assert_fails_open(
+        &sandbox,
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "alloc 1g"),
+    );
     assert_eq!(log.len(), 1, "{log:?}");
-    assert!(log[0].contains("plugin policy misbehave trapped"), "{log:?}");
+    assert!(
+        log[0].contains("plugin policy misbehave trapped"),
+        "{log:?}"
+    );
 }
 
 #[test]
 fn policy_that_returns_garbage() {
     let sandbox = with_misbehaving_policy();
-    let log = assert_fails_open(&sandbox, "claude-code", "pretooluse", &bash_call(&sandbox, "garbage please"));
+    let log = assert_fails_open(
+        &sandbox,
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "garbage please"),
+    );
     assert_eq!(log.len(), 1, "{log:?}");
-    assert!(log[0].contains("plugin policy misbehave returned garbage"), "{log:?}");
+    assert!(
+        log[0].contains("plugin policy misbehave returned garbage"),
+        "{log:?}"
+    );
 }
 
 #[test]
 fn a_failing_policy_does_not_switch_off_the_built_in_rules() {
     let sandbox = with_misbehaving_policy();
     sandbox.project_permissions(serde_json::json!({ "deny": ["Bash(trap *)"] }));
-    let output = sandbox.hook("claude-code", "pretooluse", &bash_call(&sandbox, "trap now"));
+    let output = sandbox.hook(
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "trap now"),
+    );
     assert_eq!(output.status.code(), Some(0));
     let reply: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON reply");
     assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
@@ -158,10 +245,18 @@ fn a_plugin_sees_no_files_no_environment_and_no_clock() {
     let sandbox = with_misbehaving_policy();
     let mut command = sandbox.cm();
     command.env("SECRET_TOKEN", "hunter2");
-    let output = sandbox.hook_with(command, "claude-code", "pretooluse", &bash_call(&sandbox, "snoop around"));
+    let output = sandbox.hook_with(
+        command,
+        "claude-code",
+        "pretooluse",
+        &bash_call(&sandbox, "snoop around"),
+    );
     assert_eq!(output.status.code(), Some(0));
     let reply: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON reply");
-    let seen = reply["hookSpecificOutput"]["additionalContext"].as_str().expect("context").to_string();
+    let seen = reply["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context")
+        .to_string();
     assert!(seen.starts_with("env=0 "), "{seen}");
     assert!(seen.contains("passwd=Err("), "{seen}");
     assert!(seen.contains("root=Err("), "{seen}");

@@ -6,7 +6,11 @@ use common::{McpClient, Sandbox};
 
 fn markers(sandbox: &Sandbox) -> usize {
     std::fs::read_dir(sandbox.root.join("servers"))
-        .map(|d| d.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "json")).count())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .count()
+        })
         .unwrap_or(0)
 }
 
@@ -55,7 +59,10 @@ fn sigterm_removes_the_marker() {
     unsafe { libc::kill(pid as i32, libc::SIGTERM) };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while markers(&sandbox) > 0 {
-        assert!(std::time::Instant::now() < deadline, "marker left behind after SIGTERM");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "marker left behind after SIGTERM"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }

@@ -18,7 +18,12 @@ fn git_status(sandbox: &Sandbox) -> Vec<u8> {
 }
 
 fn cm_plugin(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
-    sandbox.cm().arg("plugin").args(args).output().expect("cm plugin")
+    sandbox
+        .cm()
+        .arg("plugin")
+        .args(args)
+        .output()
+        .expect("cm plugin")
 }
 
 fn decision(output: &std::process::Output) -> Option<String> {
@@ -26,30 +31,52 @@ fn decision(output: &std::process::Output) -> Option<String> {
         return None;
     }
     let reply: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON reply");
-    reply["hookSpecificOutput"]["permissionDecision"].as_str().map(String::from)
+    reply["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .map(String::from)
 }
 
 #[test]
 fn an_installed_policy_changes_a_decision_and_remove_restores_it() {
     let sandbox = Sandbox::new();
-    assert_eq!(decision(&sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox))), None);
+    assert_eq!(
+        decision(&sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox))),
+        None
+    );
 
     let path = test_plugin("decide-by-rule");
     let added = cm_plugin(&sandbox, &["add", path.to_str().expect("utf8 path")]);
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     let said = String::from_utf8_lossy(&added.stdout);
-    assert!(said.starts_with("added policy ask-before-push 1.2.3"), "{said}");
+    assert!(
+        said.starts_with("added policy ask-before-push 1.2.3"),
+        "{said}"
+    );
 
     let listed = String::from_utf8_lossy(&cm_plugin(&sandbox, &["list"]).stdout).to_string();
-    assert!(listed.contains("ask-before-push") && listed.contains("built-in"), "{listed}");
+    assert!(
+        listed.contains("ask-before-push") && listed.contains("built-in"),
+        "{listed}"
+    );
 
     let output = sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox));
     assert_eq!(decision(&output).as_deref(), Some("ask"));
 
     let removed = cm_plugin(&sandbox, &["remove", "ask-before-push"]);
     assert!(removed.status.success());
-    assert_eq!(decision(&sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox))), None);
-    assert!(sandbox.hook_errors().is_empty(), "{:?}", sandbox.hook_errors());
+    assert_eq!(
+        decision(&sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox))),
+        None
+    );
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
 }
 
 #[test]
@@ -73,7 +100,10 @@ fn a_component_of_another_world_is_refused() {
     let output = cm_plugin(&sandbox, &["add", path.to_str().expect("utf8")]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("is not a context-mode plugin: it exports [test:greeter/greet@1.0.0]"), "{stderr}");
+    assert!(
+        stderr.contains("is not a context-mode plugin: it exports [test:greeter/greet@1.0.0]"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -81,7 +111,9 @@ fn a_core_module_and_a_text_file_are_refused() {
     let sandbox = Sandbox::new();
     let module = sandbox.write("core.wasm", b"\0asm\x01\0\0\0");
     let output = cm_plugin(&sandbox, &["add", module.to_str().expect("utf8")]);
-    assert!(String::from_utf8_lossy(&output.stderr).contains("is a core wasm module, not a component"));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("is a core wasm module, not a component")
+    );
     let text = sandbox.write("notes.wasm", b"hello");
     let output = cm_plugin(&sandbox, &["add", text.to_str().expect("utf8")]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("is not a wasm file"));
@@ -91,7 +123,11 @@ fn a_core_module_and_a_text_file_are_refused() {
 fn a_tampered_plugin_is_reported_and_not_loaded() {
     let sandbox = Sandbox::new();
     let path = test_plugin("decide-by-rule");
-    assert!(cm_plugin(&sandbox, &["add", path.to_str().expect("utf8")]).status.success());
+    assert!(
+        cm_plugin(&sandbox, &["add", path.to_str().expect("utf8")])
+            .status
+            .success()
+    );
     assert!(cm_plugin(&sandbox, &["verify"]).status.success());
 
     let installed = std::fs::read_dir(sandbox.root.join("plugins"))
@@ -113,7 +149,10 @@ fn a_tampered_plugin_is_reported_and_not_loaded() {
     assert_eq!(decision(&output), None, "the tampered policy must not run");
     let log = sandbox.hook_errors();
     assert_eq!(log.len(), 1, "{log:?}");
-    assert!(log[0].contains("ask-before-push failed its hash check"), "{log:?}");
+    assert!(
+        log[0].contains("ask-before-push failed its hash check"),
+        "{log:?}"
+    );
 }
 
 #[test]
@@ -121,13 +160,27 @@ fn an_installed_adapter_overrides_the_built_in_one_until_removed() {
     let sandbox = Sandbox::new();
     let path = test_plugin("override-adapter");
     let added = cm_plugin(&sandbox, &["add", path.to_str().expect("utf8")]);
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     assert!(String::from_utf8_lossy(&added.stdout).contains("overriding the built-in one"));
 
     let output = sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), r#"{"overridden":true,"event":"pretooluse"}"#);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        r#"{"overridden":true,"event":"pretooluse"}"#
+    );
 
-    assert!(cm_plugin(&sandbox, &["remove", "claude-code"]).status.success());
+    assert!(
+        cm_plugin(&sandbox, &["remove", "claude-code"])
+            .status
+            .success()
+    );
     let output = sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox));
-    assert!(output.stdout.is_empty(), "the built-in adapter answers again");
+    assert!(
+        output.stdout.is_empty(),
+        "the built-in adapter answers again"
+    );
 }

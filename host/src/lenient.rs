@@ -4,8 +4,8 @@
 //!
 //! Use with `#[serde(default, deserialize_with = "crate::lenient::...")]`.
 
-use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
+use serde::de::{Deserializer, Error as _};
 use serde_json::Value;
 
 /// A list of strings from: a list, a bare string, or a string holding a JSON array.
@@ -63,7 +63,8 @@ where
 fn item_list_from<T: serde::de::DeserializeOwned>(value: Value) -> Result<Vec<T>, String> {
     let value = match value {
         Value::String(s) if s.trim_start().starts_with(['[', '{']) => {
-            serde_json::from_str::<Value>(s.trim()).map_err(|e| format!("invalid JSON list: {e}"))?
+            serde_json::from_str::<Value>(s.trim())
+                .map_err(|e| format!("invalid JSON list: {e}"))?
         }
         v => v,
     };
@@ -87,10 +88,14 @@ pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Erro
         Some(Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
             "true" | "1" | "yes" => Ok(Some(true)),
             "false" | "0" | "no" | "" => Ok(Some(false)),
-            other => Err(D::Error::custom(format!("expected true or false, got {other:?}"))),
+            other => Err(D::Error::custom(format!(
+                "expected true or false, got {other:?}"
+            ))),
         },
         Some(Value::Number(n)) => Ok(Some(n.as_f64().unwrap_or(0.0) != 0.0)),
-        Some(other) => Err(D::Error::custom(format!("expected true or false, got {other}"))),
+        Some(other) => Err(D::Error::custom(format!(
+            "expected true or false, got {other}"
+        ))),
     }
 }
 
@@ -138,7 +143,10 @@ mod tests {
 
     #[test]
     fn json_array_inside_string_is_unpacked() {
-        assert_eq!(probe(r#"{"queries":"[\"x\",\"y\"]"}"#).queries, vec!["x", "y"]);
+        assert_eq!(
+            probe(r#"{"queries":"[\"x\",\"y\"]"}"#).queries,
+            vec!["x", "y"]
+        );
     }
 
     #[test]

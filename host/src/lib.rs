@@ -5,6 +5,7 @@ pub mod chunk;
 pub mod cli;
 pub mod fetch;
 pub mod hooks;
+pub mod journal;
 pub mod lenient;
 pub mod limits;
 pub mod mcp;

@@ -73,6 +73,23 @@ pub const ROUTING_BLOCK_MAX_BYTES: usize = 1_536;
 pub const PROMPT_MATCH_MAX_BYTES: usize = 1_024;
 /// A call slower than this is journalled as slow.
 pub const SLOW_CALL_MS: u64 = 5_000;
+/// The journal rows a session keeps, per priority P1..P4 (2,000 in all); beyond it the
+/// oldest rows of that priority go, so old state never outlives newer state.
+pub const JOURNAL_MAX_ROWS_PER_PRIORITY: [usize; 4] = [400, 600, 600, 400];
+/// The most data one journal row holds (the full text stays reachable by search).
+pub const JOURNAL_DATA_MAX_BYTES: usize = 4_096;
+/// The longest summary line of one journal row.
+pub const JOURNAL_SUMMARY_MAX_BYTES: usize = 240;
+/// The longest line of a state block or prompt-match block; a longer one is cut and
+/// ends with a `ctx_resume(seq)` pointer.
+pub const STATE_LINE_MAX_BYTES: usize = 240;
+/// The newest journal rows a hook reads to relate an event to earlier ones (error → fix,
+/// retry loops, pending calls).
+pub const JOURNAL_CONTEXT_ROWS: usize = 150;
+/// A prompt larger than this is pasted data: indexed whole, the journal row points at it.
+pub const PASTE_BY_REFERENCE_BYTES: usize = 1_024;
+/// Characters of a sub-agent's prompt, and of its result, kept in the journal.
+pub const SUBAGENT_EXCERPT_CHARS: usize = 500;
 /// After a sandboxed process exits, how long its output pipes may stay open (held
 /// by processes it left behind) before its process group is terminated.
 pub const EXEC_DRAIN_AFTER_EXIT_MS: u64 = 500;
@@ -88,3 +105,6 @@ pub const BATCH_MAX_CONCURRENCY: usize = 8;
 pub const INDEX_WALK_MAX_FILES: usize = 1_000;
 /// The largest file `ctx_index` (and memory-file indexing) reads; larger ones are skipped.
 pub const INDEX_FILE_MAX_BYTES: usize = 8 * 1024 * 1024;
+/// A document at least this large has its trigram texts made on a second thread while
+/// the first pass stores it; below it, starting a thread costs more than it saves.
+pub const INDEX_PARALLEL_MIN_BYTES: usize = 256 * 1024;

@@ -110,9 +110,21 @@ mod tests {
         assert_eq!(
             rules,
             vec![
-                Rule { pattern: "Bash(sudo *)".into(), effect: Effect::Deny, scope: Scope::ProjectLocal },
-                Rule { pattern: "Bash(git:*)".into(), effect: Effect::Allow, scope: Scope::ProjectLocal },
-                Rule { pattern: "Bash(rm *)".into(), effect: Effect::Ask, scope: Scope::User },
+                Rule {
+                    pattern: "Bash(sudo *)".into(),
+                    effect: Effect::Deny,
+                    scope: Scope::ProjectLocal
+                },
+                Rule {
+                    pattern: "Bash(git:*)".into(),
+                    effect: Effect::Allow,
+                    scope: Scope::ProjectLocal
+                },
+                Rule {
+                    pattern: "Bash(rm *)".into(),
+                    effect: Effect::Ask,
+                    scope: Scope::User
+                },
             ]
         );
         assert_eq!(problems.len(), 1);

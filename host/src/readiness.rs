@@ -103,7 +103,9 @@ mod tests {
         let root = tempfile::tempdir().expect("tempdir");
         let dir = crate::paths::servers_dir(root.path());
         std::fs::create_dir_all(&dir).expect("mkdir");
-        let mut child = std::process::Command::new("true").spawn().expect("spawn true");
+        let mut child = std::process::Command::new("true")
+            .spawn()
+            .expect("spawn true");
         let pid = child.id();
         child.wait().expect("wait");
         std::fs::write(

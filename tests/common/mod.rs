@@ -69,7 +69,13 @@ impl Sandbox {
         self.hook_with(self.cm(), platform, event, stdin)
     }
 
-    pub fn hook_with(&self, mut command: Command, platform: &str, event: &str, stdin: &[u8]) -> Output {
+    pub fn hook_with(
+        &self,
+        mut command: Command,
+        platform: &str,
+        event: &str,
+        stdin: &[u8],
+    ) -> Output {
         let mut child = command
             .args(["hook", platform, event])
             .stdin(Stdio::piped())
@@ -116,12 +122,18 @@ impl Sandbox {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let ready = std::fs::read_dir(&servers)
-                .map(|d| d.flatten().any(|e| e.path().extension().is_some_and(|x| x == "json")))
+                .map(|d| {
+                    d.flatten()
+                        .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+                })
                 .unwrap_or(false);
             if ready {
                 return client;
             }
-            assert!(Instant::now() < deadline, "cm serve wrote no readiness marker");
+            assert!(
+                Instant::now() < deadline,
+                "cm serve wrote no readiness marker"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -186,8 +198,14 @@ impl McpClient {
         self.send(&serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
         loop {
             let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).expect("read from cm serve");
-            assert!(n > 0, "cm serve closed stdout while we waited for reply {id}");
+            let n = self
+                .stdout
+                .read_line(&mut line)
+                .expect("read from cm serve");
+            assert!(
+                n > 0,
+                "cm serve closed stdout while we waited for reply {id}"
+            );
             let message: serde_json::Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("cm serve wrote a non-JSON line {line:?}: {e}"));
             if message.get("id") == Some(&serde_json::json!(id)) {
@@ -201,7 +219,10 @@ impl McpClient {
 
     /// Calls a tool; returns (text of all content blocks, isError).
     pub fn call_tool(&mut self, name: &str, arguments: serde_json::Value) -> (String, bool) {
-        let result = self.request("tools/call", serde_json::json!({"name": name, "arguments": arguments}));
+        let result = self.request(
+            "tools/call",
+            serde_json::json!({"name": name, "arguments": arguments}),
+        );
         let text = result["content"]
             .as_array()
             .map(|blocks| {
@@ -227,7 +248,10 @@ impl McpClient {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
                 return status;
             }
-            assert!(Instant::now() < deadline, "cm serve did not exit after stdin closed");
+            assert!(
+                Instant::now() < deadline,
+                "cm serve did not exit after stdin closed"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }

@@ -1,5 +1,6 @@
 //! The command line: parses arguments and hands each command to its service.
 
+mod knowledge;
 mod plugin;
 
 use std::process::ExitCode;
@@ -33,6 +34,10 @@ enum Command {
         #[command(subcommand)]
         command: plugin::PluginCommand,
     },
+    /// Index a file or directory into the project's knowledge base.
+    Index(knowledge::IndexArgs),
+    /// Search the project's knowledge base.
+    Search(knowledge::SearchArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -53,6 +58,8 @@ pub fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(code).unwrap_or(0));
         }
         Command::Plugin { command } => plugin::run(command),
+        Command::Index(args) => knowledge::index(args),
+        Command::Search(args) => knowledge::search(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -65,7 +72,11 @@ pub fn main() -> ExitCode {
 
 /// Errors a person reads are one line.
 fn one_line(text: &str) -> String {
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The data root, or a clear error.

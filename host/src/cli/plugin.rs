@@ -38,11 +38,18 @@ pub fn run(command: PluginCommand) -> anyhow::Result<()> {
                 installed.id,
                 installed.version,
                 &installed.sha256[..12],
-                if overrides { ", overriding the built-in one" } else { "" }
+                if overrides {
+                    ", overriding the built-in one"
+                } else {
+                    ""
+                }
             );
         }
         PluginCommand::List => {
-            println!("{:<8} {:<20} {:<10} {:<10} sha256", "kind", "id", "version", "source");
+            println!(
+                "{:<8} {:<20} {:<10} {:<10} sha256",
+                "kind", "id", "version", "source"
+            );
             for builtin in BUILTIN_PLUGINS {
                 println!(
                     "{:<8} {:<20} {:<10} {:<10} {}",
@@ -76,7 +83,10 @@ pub fn run(command: PluginCommand) -> anyhow::Result<()> {
                     Integrity::Intact => println!("ok       {} {}", plugin.kind, plugin.id),
                     Integrity::Missing => {
                         bad += 1;
-                        println!("MISSING  {} {}: reinstall with `cm plugin add`", plugin.kind, plugin.id);
+                        println!(
+                            "MISSING  {} {}: reinstall with `cm plugin add`",
+                            plugin.kind, plugin.id
+                        );
                     }
                     Integrity::Tampered { actual_sha256 } => {
                         bad += 1;

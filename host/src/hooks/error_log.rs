@@ -48,7 +48,12 @@ mod tests {
     #[test]
     fn appends_exactly_one_flat_line() {
         let root = tempfile::tempdir().expect("tempdir");
-        append(Some(root.path()), "claude-code", "pretooluse", "first\nsecond");
+        append(
+            Some(root.path()),
+            "claude-code",
+            "pretooluse",
+            "first\nsecond",
+        );
         append(Some(root.path()), "claude-code", "stop", "x");
         let log = std::fs::read_to_string(crate::paths::hook_errors_log(root.path())).expect("log");
         let lines: Vec<_> = log.lines().collect();

@@ -50,7 +50,13 @@ pub fn run(platform: &str, event: &str) -> i32 {
     };
     let budget = Duration::from_millis(HOOK_TIMEOUT_MS - HOOK_WATCHDOG_MARGIN_MS);
     let output = match worker {
-        Err(err) => fail_open(root, platform, event, &fallback, &format!("cannot start: {err}")),
+        Err(err) => fail_open(
+            root,
+            platform,
+            event,
+            &fallback,
+            &format!("cannot start: {err}"),
+        ),
         Ok(_) => match receiver.recv_timeout(budget) {
             Ok(Ok(output)) => output,
             Ok(Err(failure)) => fail_open(root, platform, event, &fallback, &failure),
@@ -61,9 +67,13 @@ pub fn run(platform: &str, event: &str) -> i32 {
                 &fallback,
                 &format!("gave up after {} ms", budget.as_millis()),
             ),
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                fail_open(root, platform, event, &fallback, "the hook pipeline crashed")
-            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => fail_open(
+                root,
+                platform,
+                event,
+                &fallback,
+                "the hook pipeline crashed",
+            ),
         },
     };
     emit(&output)
@@ -77,10 +87,7 @@ fn fail_open(
     failure: &str,
 ) -> HookOutput {
     error_log::append(root.as_deref(), platform, event, failure);
-    fallback
-        .lock()
-        .map(|f| f.clone())
-        .unwrap_or_default()
+    fallback.lock().map(|f| f.clone()).unwrap_or_default()
 }
 
 fn emit(output: &HookOutput) -> i32 {

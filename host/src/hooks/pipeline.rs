@@ -7,8 +7,8 @@ use super::{Fallback, HookOutput, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::permissions;
 use crate::plugins::bindings::{
-    Descriptor, EventBinding, EventKind, NormalizedEvent, ParseError, ParseInput,
-    PermissionRule, PolicyContext, Rendered, ToolCall, ToolKind,
+    Descriptor, EventBinding, EventKind, NormalizedEvent, ParseError, ParseInput, PermissionRule,
+    PolicyContext, Rendered, ToolCall, ToolKind,
 };
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
 
@@ -32,13 +32,17 @@ pub(super) fn run(
         log(&err.to_string());
         Registry::default()
     });
-    let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root)))
-        .map_err(|e| e.to_string())?;
+    let engine =
+        PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root))).map_err(|e| e.to_string())?;
     let mut loaded = load_adapter(&engine, &registry, platform, event, &log)?;
     let fallback_output = output_of(
         loaded
             .adapter
-            .render(&reply::no_opinion(loaded.binding.kind, &loaded.binding.native, None))
+            .render(&reply::no_opinion(
+                loaded.binding.kind,
+                &loaded.binding.native,
+                None,
+            ))
             .map_err(|e| e.to_string())?,
     );
     if let Ok(mut slot) = fallback.lock() {
@@ -92,13 +96,19 @@ fn load_adapter(
         Some(found) => found,
         None => {
             let plugin = builtin(PluginKind::Adapter, platform).ok_or_else(|| {
-                format!("unknown platform {platform:?}; known: {}", known_platforms(registry))
+                format!(
+                    "unknown platform {platform:?}; known: {}",
+                    known_platforms(registry)
+                )
             })?;
-            let c = engine.load(plugin.bytes, plugin.sha256).map_err(|e| e.to_string())?;
+            let c = engine
+                .load(plugin.bytes, plugin.sha256)
+                .map_err(|e| e.to_string())?;
             (c, format!("adapter {platform}"))
         }
     };
-    let mut adapter = Adapter::instantiate(engine, &component, &label).map_err(|e| e.to_string())?;
+    let mut adapter =
+        Adapter::instantiate(engine, &component, &label).map_err(|e| e.to_string())?;
     let descriptor = adapter.describe().map_err(|e| e.to_string())?;
     let binding = descriptor
         .events
@@ -106,8 +116,15 @@ fn load_adapter(
         .find(|b| b.native.eq_ignore_ascii_case(event))
         .cloned()
         .ok_or_else(|| {
-            let known: Vec<_> = descriptor.events.iter().map(|b| b.native.as_str()).collect();
-            format!("unknown event {event:?} for {platform}; known: {}", known.join(", "))
+            let known: Vec<_> = descriptor
+                .events
+                .iter()
+                .map(|b| b.native.as_str())
+                .collect();
+            format!(
+                "unknown event {event:?} for {platform}; known: {}",
+                known.join(", ")
+            )
         })?;
     Ok(Loaded {
         adapter,

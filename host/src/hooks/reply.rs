@@ -3,7 +3,7 @@
 //! block gets the reason as context, one that cannot ask gets a denial, and so on.
 
 use crate::plugins::bindings::{
-    Action, Capabilities, Decision, EventKind, ToolCall, Reply, Verdict,
+    Action, Capabilities, Decision, EventKind, Reply, ToolCall, Verdict,
 };
 
 /// A reply plus whether the decision's once-per-session nudge reached the model.
@@ -110,30 +110,62 @@ mod tests {
     }
 
     fn decide(action: Action, nudge: Option<&str>) -> Decision {
-        Decision { action, nudge: nudge.map(String::from) }
+        Decision {
+            action,
+            nudge: nudge.map(String::from),
+        }
     }
-
 
     #[test]
     fn redirect_blocks_where_possible_else_becomes_context_else_nothing() {
-        let r = shape(decide(Action::Redirect("redirected to x".into()), None), Capabilities::all(), "pretooluse", call());
+        let r = shape(
+            decide(Action::Redirect("redirected to x".into()), None),
+            Capabilities::all(),
+            "pretooluse",
+            call(),
+        );
         assert!(matches!(r.reply.verdict, Verdict::Redirect));
-        let r = shape(decide(Action::Redirect("redirected to x".into()), None), Capabilities::INJECT_CONTEXT, "e", call());
+        let r = shape(
+            decide(Action::Redirect("redirected to x".into()), None),
+            Capabilities::INJECT_CONTEXT,
+            "e",
+            call(),
+        );
         assert!(matches!(r.reply.verdict, Verdict::NoOpinion));
-        assert_eq!(r.reply.additional_context.as_deref(), Some("redirected to x"));
-        let r = shape(decide(Action::Redirect("redirected to x".into()), None), Capabilities::empty(), "e", call());
-        assert!(matches!(r.reply.verdict, Verdict::NoOpinion) && r.reply.additional_context.is_none());
+        assert_eq!(
+            r.reply.additional_context.as_deref(),
+            Some("redirected to x")
+        );
+        let r = shape(
+            decide(Action::Redirect("redirected to x".into()), None),
+            Capabilities::empty(),
+            "e",
+            call(),
+        );
+        assert!(
+            matches!(r.reply.verdict, Verdict::NoOpinion) && r.reply.additional_context.is_none()
+        );
     }
 
     #[test]
     fn ask_degrades_to_deny_when_the_host_cannot_ask() {
-        let r = shape(decide(Action::Ask("confirm".into()), None), Capabilities::BLOCK, "e", call());
+        let r = shape(
+            decide(Action::Ask("confirm".into()), None),
+            Capabilities::BLOCK,
+            "e",
+            call(),
+        );
         assert!(matches!(r.reply.verdict, Verdict::Deny));
     }
 
     #[test]
     fn rewrite_needs_the_capability() {
-        let rewrite = || Action::Rewrite(Rewrite { command: None, prompt: Some("p".into()) });
+        let rewrite = || {
+            Action::Rewrite(Rewrite {
+                command: None,
+                prompt: Some("p".into()),
+            })
+        };
         let r = shape(decide(rewrite(), None), Capabilities::all(), "e", call());
         assert_eq!(r.reply.updated_prompt.as_deref(), Some("p"));
         assert!(matches!(r.reply.verdict, Verdict::Allow));
@@ -143,9 +175,19 @@ mod tests {
 
     #[test]
     fn nudge_counts_only_when_delivered() {
-        let r = shape(decide(Action::AddContext("tip".into()), Some("grep")), Capabilities::all(), "e", call());
+        let r = shape(
+            decide(Action::AddContext("tip".into()), Some("grep")),
+            Capabilities::all(),
+            "e",
+            call(),
+        );
         assert!(r.nudge_delivered);
-        let r = shape(decide(Action::AddContext("tip".into()), Some("grep")), Capabilities::BLOCK, "e", call());
+        let r = shape(
+            decide(Action::AddContext("tip".into()), Some("grep")),
+            Capabilities::BLOCK,
+            "e",
+            call(),
+        );
         assert!(!r.nudge_delivered);
     }
 }

@@ -37,7 +37,10 @@ pub fn record_nudge(root: &Path, session_id: &str, nudge: &str) -> std::io::Resu
     let dir = crate::paths::sessions_dir(root);
     std::fs::create_dir_all(&dir)?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
-    std::fs::write(&tmp, serde_json::to_vec(&state).map_err(std::io::Error::other)?)?;
+    std::fs::write(
+        &tmp,
+        serde_json::to_vec(&state).map_err(std::io::Error::other)?,
+    )?;
     std::fs::rename(&tmp, path)
 }
 
@@ -52,6 +55,10 @@ mod tests {
         record_nudge(root.path(), "s1", "grep").expect("record twice");
         assert_eq!(load(root.path(), "s1").nudges_shown, vec!["grep"]);
         assert!(load(root.path(), "s2").nudges_shown.is_empty());
-        assert!(load(root.path(), "../../etc/passwd").nudges_shown.is_empty());
+        assert!(
+            load(root.path(), "../../etc/passwd")
+                .nudges_shown
+                .is_empty()
+        );
     }
 }

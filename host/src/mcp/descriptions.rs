@@ -120,7 +120,10 @@ pub fn contract_violations(tool: &str, description: &str) -> Vec<String> {
     for line in lines {
         if line.ends_with(':') && !line.starts_with("- ") {
             if !section_has_bullet {
-                problems.push(format!("section {} has no bullet", seen.last().unwrap_or(&"?")));
+                problems.push(format!(
+                    "section {} has no bullet",
+                    seen.last().unwrap_or(&"?")
+                ));
             }
             if !allowed.contains(&line) {
                 problems.push(format!("unknown section {line:?}"));
@@ -130,25 +133,42 @@ pub fn contract_violations(tool: &str, description: &str) -> Vec<String> {
         } else if line.starts_with("- ") && !seen.is_empty() {
             section_has_bullet = true;
         } else {
-            problems.push(format!("line is neither a section nor a `- ` bullet: {line:?}"));
+            problems.push(format!(
+                "line is neither a section nor a `- ` bullet: {line:?}"
+            ));
         }
     }
     if !section_has_bullet {
         problems.push("last section has no bullet".into());
     }
     let required = ["WHEN:", "WHEN NOT:", "RETURNS:", "EXAMPLE:"];
-    let order: Vec<&str> = seen.iter().copied().filter(|s| required.contains(s)).collect();
+    let order: Vec<&str> = seen
+        .iter()
+        .copied()
+        .filter(|s| required.contains(s))
+        .collect();
     if order != required {
-        problems.push(format!("sections {order:?}, expected {required:?} in that order"));
+        problems.push(format!(
+            "sections {order:?}, expected {required:?} in that order"
+        ));
     }
-    for word in ["MANDATORY", "NEVER", "Do NOT", "DO NOT", "BLOCKED", "IMPORTANT", "CRITICAL"] {
+    for word in [
+        "MANDATORY",
+        "NEVER",
+        "Do NOT",
+        "DO NOT",
+        "BLOCKED",
+        "IMPORTANT",
+        "CRITICAL",
+    ] {
         if description.contains(word) {
             problems.push(format!("uses {word:?}"));
         }
     }
-    if description.chars().any(|c| {
-        matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF | 0x2B00..=0x2BFF)
-    }) {
+    if description
+        .chars()
+        .any(|c| matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF | 0x2B00..=0x2BFF))
+    {
         problems.push("uses emoji".into());
     }
     problems
@@ -171,7 +191,11 @@ mod tests {
     #[test]
     fn every_description_follows_the_contract() {
         for (tool, description) in ALL {
-            assert_eq!(contract_violations(tool, description), Vec::<String>::new(), "{tool}");
+            assert_eq!(
+                contract_violations(tool, description),
+                Vec::<String>::new(),
+                "{tool}"
+            );
         }
     }
 
@@ -184,11 +208,26 @@ WHEN:
 EXTRA:
 - 🚀 fast";
         let problems = contract_violations("ctx_broken", broken);
-        for expected in ["headline of", "unknown section \"EXTRA:\"", "uses \"MANDATORY\"", "uses emoji", "expected"] {
-            assert!(problems.iter().any(|p| p.contains(expected)), "{expected} not in {problems:?}");
+        for expected in [
+            "headline of",
+            "unknown section \"EXTRA:\"",
+            "uses \"MANDATORY\"",
+            "uses emoji",
+            "expected",
+        ] {
+            assert!(
+                problems.iter().any(|p| p.contains(expected)),
+                "{expected} not in {problems:?}"
+            );
         }
         let purge_sections_elsewhere = CTX_PURGE;
         assert!(!contract_violations("ctx_search", purge_sections_elsewhere).is_empty());
-        assert!(!contract_violations("ctx_x", &format!("{CTX_SEARCH}\n{}", "- padding ".repeat(100))).is_empty());
+        assert!(
+            !contract_violations(
+                "ctx_x",
+                &format!("{CTX_SEARCH}\n{}", "- padding ".repeat(100))
+            )
+            .is_empty()
+        );
     }
 }

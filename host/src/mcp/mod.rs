@@ -27,7 +27,13 @@ pub fn serve() -> anyhow::Result<()> {
         let session_id = std::env::var("CLAUDE_SESSION_ID")
             .ok()
             .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| format!("serve-{}-{}", std::process::id(), crate::timestamp::now_ms()));
+            .unwrap_or_else(|| {
+                format!(
+                    "serve-{}-{}",
+                    std::process::id(),
+                    crate::timestamp::now_ms()
+                )
+            });
         let service = Arc::new(Service::new(root.clone(), project, session_id));
         {
             // Old content and memory files are housekeeping: never in the way of the handshake.

@@ -22,7 +22,10 @@ pub struct CmServer {
 
 impl CmServer {
     pub fn new(service: Arc<Service>) -> Self {
-        CmServer { service, tools: Arc::new(tools::all()) }
+        CmServer {
+            service,
+            tools: Arc::new(tools::all()),
+        }
     }
 
     async fn dispatch(&self, name: &str, args: Option<JsonObject>) -> Reply {
@@ -49,9 +52,13 @@ impl CmServer {
                 // SQLite work is blocking: keep it off the async workers.
                 let (service, name_owned) = (s.clone(), name.to_string());
                 let joined = tokio::task::spawn_blocking(move || match name_owned.as_str() {
-                    "ctx_index" => parse(&name_owned, &raw).map_or_else(|e| e, |p| service::index(&service, p, &raw)),
-                    "ctx_search" => parse(&name_owned, &raw).map_or_else(|e| e, |p| service::search(&service, p)),
-                    _ => parse(&name_owned, &raw).map_or_else(|e| e, |p| service::purge(&service, p)),
+                    "ctx_index" => parse(&name_owned, &raw)
+                        .map_or_else(|e| e, |p| service::index(&service, p, &raw)),
+                    "ctx_search" => parse(&name_owned, &raw)
+                        .map_or_else(|e| e, |p| service::search(&service, p)),
+                    _ => {
+                        parse(&name_owned, &raw).map_or_else(|e| e, |p| service::purge(&service, p))
+                    }
                 })
                 .await;
                 joined.unwrap_or_else(|e| Reply::error(format!("{name} failed: {e}")))
@@ -79,7 +86,9 @@ impl ServerHandler for CmServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.iter().map(ToolSpec::to_tool).collect()))
+        Ok(ListToolsResult::with_all_items(
+            self.tools.iter().map(ToolSpec::to_tool).collect(),
+        ))
     }
 
     async fn call_tool(
@@ -90,7 +99,9 @@ impl ServerHandler for CmServer {
         if let Some(info) = context.peer.peer_info() {
             self.service.detect_platform(&info.client_info.name);
         }
-        let reply = self.dispatch(request.name.as_ref(), request.arguments).await;
+        let reply = self
+            .dispatch(request.name.as_ref(), request.arguments)
+            .await;
         let content = vec![ContentBlock::text(reply.text)];
         let result = if reply.is_error {
             CallToolResult::error(content)
@@ -103,12 +114,16 @@ impl ServerHandler for CmServer {
 
 /// The project this server works for: the agent's project variable, else the cwd.
 pub fn project_dir() -> PathBuf {
-    ["CONTEXT_MODE_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
-        .iter()
-        .filter_map(std::env::var_os)
-        .map(PathBuf::from)
-        .find(|p| p.is_absolute() && p.is_dir())
-        .or_else(|| std::env::current_dir().ok())
-        .map(|p| p.canonicalize().unwrap_or(p))
-        .unwrap_or_else(|| PathBuf::from("/"))
+    [
+        "CONTEXT_MODE_PROJECT_DIR",
+        "CLAUDE_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+    ]
+    .iter()
+    .filter_map(std::env::var_os)
+    .map(PathBuf::from)
+    .find(|p| p.is_absolute() && p.is_dir())
+    .or_else(|| std::env::current_dir().ok())
+    .map(|p| p.canonicalize().unwrap_or(p))
+    .unwrap_or_else(|| PathBuf::from("/"))
 }

@@ -28,12 +28,28 @@ impl ToolSpec {
 /// Every tool `cm serve` offers.
 pub fn all() -> Vec<ToolSpec> {
     vec![
-        spec::<ExecuteParams>("ctx_execute", d::CTX_EXECUTE, hints(false, false, false, true)),
-        spec::<ExecuteFileParams>("ctx_execute_file", d::CTX_EXECUTE_FILE, hints(false, false, false, true)),
-        spec::<BatchExecuteParams>("ctx_batch_execute", d::CTX_BATCH_EXECUTE, hints(false, false, false, true)),
+        spec::<ExecuteParams>(
+            "ctx_execute",
+            d::CTX_EXECUTE,
+            hints(false, false, false, true),
+        ),
+        spec::<ExecuteFileParams>(
+            "ctx_execute_file",
+            d::CTX_EXECUTE_FILE,
+            hints(false, false, false, true),
+        ),
+        spec::<BatchExecuteParams>(
+            "ctx_batch_execute",
+            d::CTX_BATCH_EXECUTE,
+            hints(false, false, false, true),
+        ),
         spec::<IndexParams>("ctx_index", d::CTX_INDEX, hints(false, false, true, false)),
         spec::<SearchParams>("ctx_search", d::CTX_SEARCH, hints(true, false, true, false)),
-        spec::<FetchAndIndexParams>("ctx_fetch_and_index", d::CTX_FETCH_AND_INDEX, hints(false, false, true, true)),
+        spec::<FetchAndIndexParams>(
+            "ctx_fetch_and_index",
+            d::CTX_FETCH_AND_INDEX,
+            hints(false, false, true, true),
+        ),
         spec::<PurgeParams>("ctx_purge", d::CTX_PURGE, hints(false, true, true, false)),
     ]
 }
@@ -43,7 +59,12 @@ fn spec<T: schemars::JsonSchema>(
     description: &'static str,
     annotations: ToolAnnotations,
 ) -> ToolSpec {
-    ToolSpec { name, description, schema: schema_of::<T>(), annotations }
+    ToolSpec {
+        name,
+        description,
+        schema: schema_of::<T>(),
+        annotations,
+    }
 }
 
 /// The JSON schema of a parameter struct, as MCP wants it (always an object schema).
@@ -58,8 +79,19 @@ fn schema_of<T: schemars::JsonSchema>() -> Arc<JsonObject> {
 }
 
 /// Tool annotations: (read-only, destructive, idempotent, open-world).
-fn hints(read_only: bool, destructive: bool, idempotent: bool, open_world: bool) -> ToolAnnotations {
-    ToolAnnotations::from_raw(None, Some(read_only), Some(destructive), Some(idempotent), Some(open_world))
+fn hints(
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+) -> ToolAnnotations {
+    ToolAnnotations::from_raw(
+        None,
+        Some(read_only),
+        Some(destructive),
+        Some(idempotent),
+        Some(open_world),
+    )
 }
 
 #[cfg(test)]
@@ -76,15 +108,30 @@ mod tests {
                 "{}",
                 tool.name
             );
-            assert_eq!(tool.schema.get("type").and_then(|t| t.as_str()), Some("object"), "{}", tool.name);
+            assert_eq!(
+                tool.schema.get("type").and_then(|t| t.as_str()),
+                Some("object"),
+                "{}",
+                tool.name
+            );
         }
     }
 
     #[test]
     fn only_purge_is_destructive_and_only_search_is_read_only() {
         for tool in all() {
-            assert_eq!(tool.annotations.destructive_hint, Some(tool.name == "ctx_purge"), "{}", tool.name);
-            assert_eq!(tool.annotations.read_only_hint, Some(tool.name == "ctx_search"), "{}", tool.name);
+            assert_eq!(
+                tool.annotations.destructive_hint,
+                Some(tool.name == "ctx_purge"),
+                "{}",
+                tool.name
+            );
+            assert_eq!(
+                tool.annotations.read_only_hint,
+                Some(tool.name == "ctx_search"),
+                "{}",
+                tool.name
+            );
         }
     }
 }

@@ -5,7 +5,9 @@ use wasmtime::Store;
 use wasmtime::component::Component;
 
 use super::bindings::adapter_world::AdapterPlugin;
-use super::bindings::{Descriptor, NormalizedEvent, ParseError, ParseInput, Rendered, Reply, SetupInput, SetupPlan};
+use super::bindings::{
+    Descriptor, NormalizedEvent, ParseError, ParseInput, Rendered, Reply, SetupInput, SetupPlan,
+};
 use super::engine::{PluginState, arm_deadline};
 use super::{PluginEngine, PluginError};
 
@@ -50,7 +52,10 @@ impl Adapter {
         Ok(descriptor)
     }
 
-    pub fn parse(&mut self, input: &ParseInput) -> Result<Result<NormalizedEvent, ParseError>, PluginError> {
+    pub fn parse(
+        &mut self,
+        input: &ParseInput,
+    ) -> Result<Result<NormalizedEvent, ParseError>, PluginError> {
         arm_deadline(&mut self.store);
         self.bindings
             .context_mode_plugin_adapter()
@@ -67,7 +72,8 @@ impl Adapter {
             .context_mode_plugin_adapter()
             .call_render(&mut self.store, reply)
             .map_err(|e| PluginError::from_call(&self.label, e))?;
-        if rendered.stdout.len() > RENDERED_MAX_BYTES || rendered.stderr.len() > RENDERED_MAX_BYTES {
+        if rendered.stdout.len() > RENDERED_MAX_BYTES || rendered.stderr.len() > RENDERED_MAX_BYTES
+        {
             return Err(self.garbage("render returned an oversized reply"));
         }
         let trimmed = rendered.stdout.trim();

@@ -62,9 +62,15 @@ mod tests {
 
     #[test]
     fn the_contract_version_constants_match_the_wit_package() {
-        let wit = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/plugin.wit"))
-            .expect("wit/plugin.wit");
-        assert!(wit.contains(&format!("package {}@{};", super::WIT_PACKAGE, super::WIT_VERSION)));
+        let wit = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit/plugin.wit"),
+        )
+        .expect("wit/plugin.wit");
+        assert!(wit.contains(&format!(
+            "package {}@{};",
+            super::WIT_PACKAGE,
+            super::WIT_VERSION
+        )));
         assert!(super::ADAPTER_EXPORT.ends_with(&format!("@{}", super::WIT_VERSION)));
         assert!(super::POLICY_EXPORT.ends_with(&format!("@{}", super::WIT_VERSION)));
     }
@@ -75,12 +81,16 @@ mod tests {
     fn the_wrong_version_test_plugin_is_the_contract_with_another_version() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let ours = std::fs::read_to_string(repo.join("wit/plugin.wit")).expect("wit");
-        let theirs = std::fs::read_to_string(repo.join("tests/plugins/wrong-version/wit/plugin.wit"))
-            .expect("copy");
+        let theirs =
+            std::fs::read_to_string(repo.join("tests/plugins/wrong-version/wit/plugin.wit"))
+                .expect("copy");
         let expected = ours.replace(
             &format!("package {}@{};", super::WIT_PACKAGE, super::WIT_VERSION),
             &format!("package {}@0.9.0;", super::WIT_PACKAGE),
         );
-        assert_eq!(theirs, expected, "regenerate tests/plugins/wrong-version/wit/plugin.wit from wit/plugin.wit");
+        assert_eq!(
+            theirs, expected,
+            "regenerate tests/plugins/wrong-version/wit/plugin.wit from wit/plugin.wit"
+        );
     }
 }

@@ -52,7 +52,11 @@ impl Policy {
         Ok(info)
     }
 
-    pub fn decide(&mut self, call: &ToolCall, context: &PolicyContext) -> Result<Decision, PluginError> {
+    pub fn decide(
+        &mut self,
+        call: &ToolCall,
+        context: &PolicyContext,
+    ) -> Result<Decision, PluginError> {
         arm_deadline(&mut self.store);
         let decision = self
             .bindings
@@ -89,9 +93,15 @@ fn validate(decision: &Decision) -> Result<(), String> {
         return Err("an empty reason".into());
     }
     if text.len() > REASON_MAX_BYTES {
-        return Err(format!("a {} B reason (limit {REASON_MAX_BYTES} B)", text.len()));
+        return Err(format!(
+            "a {} B reason (limit {REASON_MAX_BYTES} B)",
+            text.len()
+        ));
     }
-    if text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    if text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
         return Err("a reason with control characters".into());
     }
     Ok(())
@@ -183,16 +193,35 @@ mod tests {
     use crate::plugins::bindings::Rewrite;
 
     fn decision(action: Action) -> Decision {
-        Decision { action, nudge: None }
+        Decision {
+            action,
+            nudge: None,
+        }
     }
 
     #[test]
     fn validation_rejects_garbage_reasons() {
         assert!(validate(&decision(Action::Deny(String::new()))).is_err());
-        assert!(validate(&decision(Action::Redirect("x".repeat(REASON_MAX_BYTES + 1)))).is_err());
+        assert!(
+            validate(&decision(Action::Redirect(
+                "x".repeat(REASON_MAX_BYTES + 1)
+            )))
+            .is_err()
+        );
         assert!(validate(&decision(Action::Ask("a\u{1b}[31mred".into()))).is_err());
-        assert!(validate(&decision(Action::Rewrite(Rewrite { command: None, prompt: None }))).is_err());
-        assert!(validate(&decision(Action::Deny("denied by security policy: rule".into()))).is_ok());
+        assert!(
+            validate(&decision(Action::Rewrite(Rewrite {
+                command: None,
+                prompt: None
+            })))
+            .is_err()
+        );
+        assert!(
+            validate(&decision(Action::Deny(
+                "denied by security policy: rule".into()
+            )))
+            .is_ok()
+        );
         assert!(validate(&decision(Action::NoOpinion)).is_ok());
     }
 }

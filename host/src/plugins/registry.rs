@@ -53,17 +53,26 @@ impl Registry {
         let path = dir.join(REGISTRY_FILE);
         let mut registry = match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice::<Registry>(&bytes).map_err(|e| {
-                PluginError::Io(format!("{} is not a valid plugin registry: {e}", path.display()))
+                PluginError::Io(format!(
+                    "{} is not a valid plugin registry: {e}",
+                    path.display()
+                ))
             })?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Registry::default(),
-            Err(e) => return Err(PluginError::Io(format!("cannot read {}: {e}", path.display()))),
+            Err(e) => {
+                return Err(PluginError::Io(format!(
+                    "cannot read {}: {e}",
+                    path.display()
+                )));
+            }
         };
         registry.dir = dir;
         Ok(registry)
     }
 
     fn save(&self) -> Result<(), PluginError> {
-        let io = |e: std::io::Error| PluginError::Io(format!("cannot write the plugin registry: {e}"));
+        let io =
+            |e: std::io::Error| PluginError::Io(format!("cannot write the plugin registry: {e}"));
         std::fs::create_dir_all(&self.dir).map_err(io)?;
         let text = serde_json::to_string_pretty(&Registry {
             format: REGISTRY_FORMAT,
@@ -71,7 +80,9 @@ impl Registry {
             dir: PathBuf::new(),
         })
         .map_err(|e| PluginError::Io(e.to_string()))?;
-        let tmp = self.dir.join(format!(".{REGISTRY_FILE}.{}.tmp", std::process::id()));
+        let tmp = self
+            .dir
+            .join(format!(".{REGISTRY_FILE}.{}.tmp", std::process::id()));
         std::fs::write(&tmp, text).map_err(io)?;
         std::fs::rename(&tmp, self.dir.join(REGISTRY_FILE)).map_err(io)
     }
@@ -106,9 +117,8 @@ impl Registry {
         plugin: &InstalledPlugin,
     ) -> Result<Component, PluginError> {
         let path = self.file_path(plugin);
-        let unchanged = file_stamp(&path).is_some_and(|(size, mtime)| {
-            size == plugin.size_bytes && mtime == plugin.mtime_ns
-        });
+        let unchanged = file_stamp(&path)
+            .is_some_and(|(size, mtime)| size == plugin.size_bytes && mtime == plugin.mtime_ns);
         if unchanged {
             // The cache entry was compiled from the bytes verified at install.
             if let Some(component) = engine.load_cached(&plugin.sha256) {
@@ -158,7 +168,11 @@ impl Registry {
 
     /// Validates a component file, describes it in the sandbox, copies it in by hash,
     /// precompiles it and records it. Replaces an installed plugin of the same kind and id.
-    pub fn add(&mut self, engine: &PluginEngine, file: &Path) -> Result<InstalledPlugin, PluginError> {
+    pub fn add(
+        &mut self,
+        engine: &PluginEngine,
+        file: &Path,
+    ) -> Result<InstalledPlugin, PluginError> {
         let bytes = std::fs::read(file)
             .map_err(|e| PluginError::Io(format!("cannot read {}: {e}", file.display())))?;
         let kind = classify(engine, &bytes)?;
@@ -216,9 +230,14 @@ impl Registry {
     }
 
     /// Uninstalls every plugin with this id; returns what was removed.
-    pub fn remove(&mut self, engine: &PluginEngine, id: &str) -> Result<Vec<InstalledPlugin>, PluginError> {
-        let (removed, kept): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.plugins).into_iter().partition(|p| p.id == id);
+    pub fn remove(
+        &mut self,
+        engine: &PluginEngine,
+        id: &str,
+    ) -> Result<Vec<InstalledPlugin>, PluginError> {
+        let (removed, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.plugins)
+            .into_iter()
+            .partition(|p| p.id == id);
         self.plugins = kept;
         if removed.is_empty() {
             return Err(PluginError::Invalid(format!("{id} is not installed")));
@@ -269,7 +288,10 @@ pub fn classify(engine: &PluginEngine, bytes: &[u8]) -> Result<PluginKind, Plugi
     }
     let prefix = format!("{WIT_PACKAGE}/");
     if let Some(other) = exports.iter().find(|e| e.starts_with(&prefix)) {
-        let version = other.rsplit_once('@').map(|(_, v)| v).unwrap_or("no version");
+        let version = other
+            .rsplit_once('@')
+            .map(|(_, v)| v)
+            .unwrap_or("no version");
         return Err(PluginError::Invalid(format!(
             "is built for the plugin contract {WIT_PACKAGE}@{version}; this cm accepts {WIT_PACKAGE}@{WIT_VERSION} — rebuild it against wit/ of this cm"
         )));

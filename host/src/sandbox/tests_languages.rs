@@ -168,7 +168,10 @@ async fn every_language_computes_the_answer_or_says_it_is_missing() {
     );
     // These ship with every machine this project builds on (DESIGN §6 tests).
     for required in ["shell", "python", "javascript", "perl", "rust"] {
-        assert!(ran.contains(&required), "{required} must be available and pass here");
+        assert!(
+            ran.contains(&required),
+            "{required} must be available and pass here"
+        );
     }
     assert_eq!(ran.len() + missing.len(), 12);
 }

@@ -330,13 +330,21 @@ const TWO_GB_CHILD_ENV: &str = "CM_TEST_TWO_GB_CHILD";
 #[test]
 fn two_gigabytes_of_output_keep_memory_bounded() {
     let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", "sandbox::tests_process::two_gigabytes_child", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "sandbox::tests_process::two_gigabytes_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(TWO_GB_CHILD_ENV, "1")
         .output()
         .expect("run the child test");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "child failed: {stderr}");
-    assert!(stderr.contains("2 GB of stdout drained"), "the child did not run: {stderr}");
+    assert!(
+        stderr.contains("2 GB of stdout drained"),
+        "the child did not run: {stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

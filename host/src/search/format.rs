@@ -71,8 +71,8 @@ pub fn indexed_content(
         },
     );
     let mut titles: Vec<String> = Vec::new();
-    if let Ok(chunks) = store.source_chunks(indexed.source_id) {
-        for (title, _) in chunks {
+    if let Ok(chunk_titles) = store.source_titles(indexed.source_id) {
+        for title in chunk_titles {
             if !title.is_empty() && !title.starts_with("line") && !titles.contains(&title) {
                 titles.push(title);
             }
@@ -116,6 +116,7 @@ pub fn indexed_path(
         (report.skipped_too_large, "too large"),
         (report.skipped_unreadable, "unreadable"),
         (report.skipped_outside, "outside the allowed directory"),
+        (report.skipped_denied, "denied by a permission rule"),
     ] {
         if count > 0 {
             skipped.push(format!("{count} {what}"));

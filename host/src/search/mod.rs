@@ -23,17 +23,19 @@ mod tests_tools;
 
 use rusqlite::OptionalExtension;
 
-pub use format::{human_bytes, search_answers as format_search_answers};
 pub use flood::{FLOOD_NORMAL_ENV, FLOOD_REDUCED_ENV, FLOOD_WINDOW_ENV, FloodGuard, FloodLevel};
+pub use format::{human_bytes, search_answers as format_search_answers};
 pub use indexing::{distinctive_terms, index_document};
 pub use memory::{MEMORY_FILE_NAMES, MemoryIndexReport, index_memory_files};
 pub use query::ParsedQuery;
 pub use snippet::make_snippet;
 pub use tools::{
-    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, ctx_index, ctx_purge,
-    ctx_search,
+    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, ctx_index, ctx_index_with,
+    ctx_purge, ctx_search,
 };
-pub use walk::{IndexPathError, PathIndexReport, WalkOptions, index_path};
+pub use walk::{
+    IndexPathError, PathIndexReport, WalkHooks, WalkOptions, index_path, index_path_with,
+};
 
 use crate::chunk::ContentType;
 use crate::limits::{SEARCH_DEFAULT_LIMIT, SNIPPET_MAX_BYTES};

@@ -6,8 +6,9 @@ use crate::chunk::floor_char_boundary;
 const GAP: &str = " … ";
 /// Windows per snippet at most: several query terms far apart each get one.
 const MAX_WINDOWS: usize = 3;
-/// Occurrences of one needle looked at (enough for proximity, bounded for speed).
-const MAX_HITS_PER_NEEDLE: usize = 32;
+/// Occurrences of one needle looked at: every one a chunk can hold, so a rare term
+/// behind many common ones still gets its window.
+const MAX_HITS_PER_NEEDLE: usize = crate::limits::MAX_CHUNK_BYTES;
 
 /// Byte offsets of the needles in `haystack_lower` (an ASCII-lowercased text), per needle.
 pub fn find_all(haystack_lower: &str, needles: &[String]) -> Vec<Vec<usize>> {

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::format;
-use super::walk::{WalkOptions, index_path};
+use super::walk::{WalkHooks, WalkOptions, index_path_with};
 use super::{FloodGuard, FloodLevel, Scope, SearchOptions, Sort, search};
 use crate::chunk::{ContentType, detect_format};
 use crate::limits::{
@@ -136,6 +136,17 @@ pub fn ctx_index(
     params: &IndexParams,
     confine_to: Option<&Path>,
 ) -> ToolReply {
+    ctx_index_with(store, cx, params, confine_to, WalkHooks::default())
+}
+
+/// [`ctx_index`] with the walk's callbacks (per-file permission check, progress).
+pub fn ctx_index_with(
+    store: &mut Store,
+    cx: &ToolContext<'_>,
+    params: &IndexParams,
+    confine_to: Option<&Path>,
+    hooks: WalkHooks<'_>,
+) -> ToolReply {
     let source = params
         .source
         .as_deref()
@@ -191,13 +202,14 @@ pub fn ctx_index(
                 follow_symlinks: params.follow_symlinks.unwrap_or(false),
                 confine_to: confine_to.map(Path::to_path_buf),
             };
-            match index_path(
+            match index_path_with(
                 store,
                 &target,
                 cx.project_dir,
                 source,
                 Some(cx.session_id),
                 &options,
+                hooks,
             ) {
                 Ok(report) => ToolReply::ok(format::indexed_path(path, source, &options, &report)),
                 Err(err) => ToolReply::error(format!("ctx_index failed: {err}")),

@@ -45,6 +45,16 @@ impl Default for WalkOptions {
     }
 }
 
+/// Callbacks of a walk: which files the caller lets it read, and progress.
+#[derive(Default)]
+pub struct WalkHooks<'a> {
+    /// Whether a file the walk reached may be read (e.g. the user's `Read(...)` deny
+    /// rules); a `false` skips it and counts it in `skipped_denied`.
+    pub admit: Option<&'a mut dyn FnMut(&Path) -> bool>,
+    /// Sees the report after each indexed file (a terminal progress line).
+    pub progress: Option<&'a mut dyn FnMut(&PathIndexReport)>,
+}
+
 /// What indexing a path did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PathIndexReport {
@@ -56,6 +66,8 @@ pub struct PathIndexReport {
     pub skipped_unreadable: usize,
     /// Files resolving outside `confine_to`.
     pub skipped_outside: usize,
+    /// Files the caller's `admit` refused.
+    pub skipped_denied: usize,
     /// The walk stopped at `max_files`.
     pub stopped_at_max_files: bool,
     /// Labels of the indexed files, in walk order.
@@ -86,6 +98,29 @@ pub fn index_path(
     source: Option<&str>,
     session_id: Option<&str>,
     options: &WalkOptions,
+) -> Result<PathIndexReport, IndexPathError> {
+    index_path_with(
+        store,
+        path,
+        project_dir,
+        source,
+        session_id,
+        options,
+        WalkHooks::default(),
+    )
+}
+
+/// [`index_path`] with callbacks: `hooks.admit` is asked about every file of a
+/// directory walk (a single file was decided by the caller), `hooks.progress` is told
+/// after each indexed file.
+pub fn index_path_with(
+    store: &mut Store,
+    path: &Path,
+    project_dir: &Path,
+    source: Option<&str>,
+    session_id: Option<&str>,
+    options: &WalkOptions,
+    mut hooks: WalkHooks<'_>,
 ) -> Result<PathIndexReport, IndexPathError> {
     let mut report = PathIndexReport::default();
     let meta = std::fs::metadata(path).map_err(|e| IndexPathError::Unreadable {
@@ -194,11 +229,20 @@ pub fn index_path(
             report.stopped_at_max_files = true;
             break;
         }
+        if let Some(admit) = hooks.admit.as_mut()
+            && !admit(entry.path())
+        {
+            report.skipped_denied += 1;
+            continue;
+        }
         let label = match source {
             Some(prefix) => format!("{prefix}/{}", relative.display()),
             None => display_path(entry.path(), project_dir),
         };
         index_file(store, entry.path(), &label, session_id, &mut report)?;
+        if let Some(progress) = hooks.progress.as_mut() {
+            progress(&report);
+        }
     }
     Ok(report)
 }

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use super::{Reply, Service, canonical_in_project};
 use crate::limits::OUTPUT_CAP_BYTES;
 use crate::sandbox::{
-    BatchExecuteParams, BatchOptions, CommandStatus, ExecRequest, ExecuteFileParams,
-    ExecuteParams, QueryScope, render_markdown,
+    BatchExecuteParams, BatchOptions, CommandStatus, ExecRequest, ExecuteFileParams, ExecuteParams,
+    QueryScope, render_markdown,
 };
 use crate::search::{SearchOptions, index_document, search};
 use crate::store::{NewSource, SourceKind};
@@ -37,7 +37,11 @@ pub async fn execute(service: &Service, params: ExecuteParams, raw: &serde_json:
     }
 }
 
-pub async fn execute_file(service: &Service, params: ExecuteFileParams, raw: &serde_json::Value) -> Reply {
+pub async fn execute_file(
+    service: &Service,
+    params: ExecuteFileParams,
+    raw: &serde_json::Value,
+) -> Reply {
     let path = match canonical_in_project(&service.project_dir, &params.path) {
         Ok(path) => path,
         Err(reply) => return reply,
@@ -73,7 +77,11 @@ pub async fn execute_file(service: &Service, params: ExecuteFileParams, raw: &se
     }
 }
 
-pub async fn batch_execute(service: &Service, params: BatchExecuteParams, raw: &serde_json::Value) -> Reply {
+pub async fn batch_execute(
+    service: &Service,
+    params: BatchExecuteParams,
+    raw: &serde_json::Value,
+) -> Reply {
     if params.commands.is_empty() {
         return Reply::error("ctx_batch_execute needs at least one command");
     }
@@ -86,7 +94,11 @@ pub async fn batch_execute(service: &Service, params: BatchExecuteParams, raw: &
         timeout_ms: params.timeout,
         concurrency: params.concurrency,
     };
-    let results = match service.sandbox.execute_batch(&params.commands, options).await {
+    let results = match service
+        .sandbox
+        .execute_batch(&params.commands, options)
+        .await
+    {
         Ok(results) => results,
         Err(err) => return Reply::error(err.to_string()),
     };
@@ -111,7 +123,9 @@ pub async fn batch_execute(service: &Service, params: BatchExecuteParams, raw: &
                 format!(
                     "- {}: {state}, {}",
                     result.label,
-                    crate::search::human_bytes(outcome.stdout_total_bytes + outcome.stderr_total_bytes)
+                    crate::search::human_bytes(
+                        outcome.stdout_total_bytes + outcome.stderr_total_bytes
+                    )
                 )
             }
             CommandStatus::Skipped => format!("- {}: skipped (time budget used up)", result.label),
@@ -126,8 +140,18 @@ pub async fn batch_execute(service: &Service, params: BatchExecuteParams, raw: &
             Ok(store) => store,
             Err(reply) => return reply,
         };
-        let source = NewSource::new(&label, SourceKind::Batch, Some(&service.session_id), combined.len());
-        index_document(&mut store, source, &combined, crate::chunk::Format::Markdown)
+        let source = NewSource::new(
+            &label,
+            SourceKind::Batch,
+            Some(&service.session_id),
+            combined.len(),
+        );
+        index_document(
+            &mut store,
+            source,
+            &combined,
+            crate::chunk::Format::Markdown,
+        )
     };
     match indexed {
         Ok(_) => {
@@ -143,7 +167,10 @@ pub async fn batch_execute(service: &Service, params: BatchExecuteParams, raw: &
             text.push('\n');
             text.push_str(&combined);
         } else {
-            let _ = writeln!(text, "Search it: ctx_search(queries: [\"…\"], source: \"{label}\")");
+            let _ = writeln!(
+                text,
+                "Search it: ctx_search(queries: [\"…\"], source: \"{label}\")"
+            );
         }
     } else {
         let store = match service.store() {
@@ -162,10 +189,17 @@ pub async fn batch_execute(service: &Service, params: BatchExecuteParams, raw: &
         }
         let budget = OUTPUT_CAP_BYTES.saturating_sub(text.len() + 64);
         text.push('\n');
-        text.push_str(&crate::search::format_search_answers(&answers, false, budget));
+        text.push_str(&crate::search::format_search_answers(
+            &answers, false, budget,
+        ));
     }
     let text = super::shape::cap_reply(text);
     service.record_stats("ctx_batch_execute", raw_bytes, text.len() as u64, false);
-    let none_succeeded = results.iter().all(|r| !matches!(&r.status, CommandStatus::Ran(o) if !o.is_error()));
-    Reply { text, is_error: none_succeeded }
+    let none_succeeded = results
+        .iter()
+        .all(|r| !matches!(&r.status, CommandStatus::Ran(o) if !o.is_error()));
+    Reply {
+        text,
+        is_error: none_succeeded,
+    }
 }

@@ -50,7 +50,10 @@ impl Service {
             file_size_bytes: None,
             project_dir: self.project_dir.to_string_lossy().into_owned(),
         };
-        Ok(RuleCheck { chain: PolicyChain::load(engine, &registry), context })
+        Ok(RuleCheck {
+            chain: PolicyChain::load(engine, &registry),
+            context,
+        })
     }
 }
 

@@ -20,12 +20,18 @@ const SUMMARY_HEADINGS: usize = 8;
 const SUMMARY_TERMS: usize = 10;
 
 fn reply(tool_reply: ToolReply) -> Reply {
-    Reply { text: tool_reply.text, is_error: tool_reply.is_error }
+    Reply {
+        text: tool_reply.text,
+        is_error: tool_reply.is_error,
+    }
 }
 
 impl Service {
     fn tool_context(&self) -> ToolContext<'_> {
-        ToolContext { session_id: &self.session_id, project_dir: &self.project_dir }
+        ToolContext {
+            session_id: &self.session_id,
+            project_dir: &self.project_dir,
+        }
     }
 }
 
@@ -56,15 +62,20 @@ pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) ->
     };
     // Every file a directory walk reaches is a read the user's rules may deny.
     let mut admit = |file: &Path| {
-        rules.as_mut().is_none_or(|check| match check.check_read(file) {
-            Ok(()) => true,
-            Err(refusal) => {
-                tracing::debug!("ctx_index skips {}: {}", file.display(), refusal.text);
-                false
-            }
-        })
+        rules
+            .as_mut()
+            .is_none_or(|check| match check.check_read(file) {
+                Ok(()) => true,
+                Err(refusal) => {
+                    tracing::debug!("ctx_index skips {}: {}", file.display(), refusal.text);
+                    false
+                }
+            })
     };
-    let hooks = WalkHooks { admit: Some(&mut admit), progress: None };
+    let hooks = WalkHooks {
+        admit: Some(&mut admit),
+        progress: None,
+    };
     let result = reply(ctx_index_with(
         &mut store,
         &service.tool_context(),
@@ -73,7 +84,10 @@ pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) ->
         hooks,
     ));
     drop(store);
-    let raw_bytes = params.content.as_ref().map_or(result.text.len(), String::len) as u64;
+    let raw_bytes = params
+        .content
+        .as_ref()
+        .map_or(result.text.len(), String::len) as u64;
     service.record_stats("ctx_index", raw_bytes, result.text.len() as u64, false);
     result
 }
@@ -83,7 +97,12 @@ pub fn search(service: &Service, params: SearchParams) -> Reply {
         Ok(store) => store,
         Err(reply) => return reply,
     };
-    let result = reply(ctx_search(&store, &service.tool_context(), &service.flood, &params));
+    let result = reply(ctx_search(
+        &store,
+        &service.tool_context(),
+        &service.flood,
+        &params,
+    ));
     drop(store);
     let returned = result.text.len() as u64;
     service.record_stats("ctx_search", returned, returned, false);
@@ -98,7 +117,11 @@ pub fn purge(service: &Service, params: PurgeParams) -> Reply {
     reply(ctx_purge(&mut store, &service.tool_context(), &params))
 }
 
-pub async fn fetch_and_index(service: &Service, params: FetchAndIndexParams, raw: &serde_json::Value) -> Reply {
+pub async fn fetch_and_index(
+    service: &Service,
+    params: FetchAndIndexParams,
+    raw: &serde_json::Value,
+) -> Reply {
     if let Err(refusal) = service.check_rules("ctx_fetch_and_index", raw, None) {
         return refusal;
     }
@@ -106,22 +129,39 @@ pub async fn fetch_and_index(service: &Service, params: FetchAndIndexParams, raw
         Ok(store) => store,
         Err(reply) => return reply,
     };
-    let sink = Arc::new(StoreSink { store, session_id: service.session_id.clone() });
+    let sink = Arc::new(StoreSink {
+        store,
+        session_id: service.session_id.clone(),
+    });
     let report = crate::fetch::fetch_and_index(sink, params, FetchOptions::from_env()).await;
     // What the agent would have received: the page text, fetched now or earlier.
     let fetched: usize = report
         .outcomes
         .iter()
         .filter_map(|o| o.result.as_ref().ok())
-        .map(|page| if page.cached { page.summary.bytes } else { page.fetched_bytes })
+        .map(|page| {
+            if page.cached {
+                page.summary.bytes
+            } else {
+                page.fetched_bytes
+            }
+        })
         .sum();
     let all_cached = !report.outcomes.is_empty()
         && report
             .outcomes
             .iter()
             .all(|o| matches!(&o.result, Ok(page) if page.cached));
-    service.record_stats("ctx_fetch_and_index", fetched as u64, report.text.len() as u64, all_cached);
-    Reply { text: report.text, is_error: report.is_error }
+    service.record_stats(
+        "ctx_fetch_and_index",
+        fetched as u64,
+        report.text.len() as u64,
+        all_cached,
+    );
+    Reply {
+        text: report.text,
+        is_error: report.is_error,
+    }
 }
 
 /// The fetch cache and page indexer on top of the project store.
@@ -132,7 +172,9 @@ struct StoreSink {
 
 impl StoreSink {
     fn lock(&self) -> std::sync::MutexGuard<'_, Store> {
-        self.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn summary(store: &Store, source_id: i64, bytes: usize) -> anyhow::Result<IndexedSummary> {
@@ -159,7 +201,12 @@ impl StoreSink {
 }
 
 impl FetchSink for StoreSink {
-    fn cached(&self, source: &str, url: &str, ttl_ms: u64) -> anyhow::Result<Option<IndexedSummary>> {
+    fn cached(
+        &self,
+        source: &str,
+        url: &str,
+        ttl_ms: u64,
+    ) -> anyhow::Result<Option<IndexedSummary>> {
         if ttl_ms == 0 {
             return Ok(None);
         }
@@ -172,14 +219,23 @@ impl FetchSink for StoreSink {
         if age_ms < 0 || age_ms as u64 > ttl_ms {
             return Ok(None);
         }
-        Ok(Some(Self::summary(&store, found.id, usize::try_from(found.bytes).unwrap_or(0))?))
+        Ok(Some(Self::summary(
+            &store,
+            found.id,
+            usize::try_from(found.bytes).unwrap_or(0),
+        )?))
     }
 
     fn index_page(&self, source: &str, page: &FetchedPage) -> anyhow::Result<IndexedSummary> {
         let format = page_format(page);
         let hash = content_hash(&page.body);
         let mut store = self.lock();
-        let mut new = NewSource::new(source, SourceKind::Url, Some(&self.session_id), page.body.len());
+        let mut new = NewSource::new(
+            source,
+            SourceKind::Url,
+            Some(&self.session_id),
+            page.body.len(),
+        );
         new.url = Some(&page.requested_url);
         new.content_hash = Some(&hash);
         new.fetched_at = Some(crate::store::now_ms());

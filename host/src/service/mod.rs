@@ -28,7 +28,10 @@ pub struct Reply {
 
 impl Reply {
     pub fn ok(text: impl Into<String>) -> Self {
-        Reply { text: text.into(), is_error: false }
+        Reply {
+            text: text.into(),
+            is_error: false,
+        }
     }
 
     /// An error the model reads: one line, never a trace.
@@ -40,7 +43,10 @@ impl Reply {
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
             .join(" ");
-        Reply { text: line, is_error: true }
+        Reply {
+            text: line,
+            is_error: true,
+        }
     }
 }
 
@@ -101,7 +107,9 @@ impl Service {
     fn store(&self) -> Result<MutexGuard<'_, Store>, Reply> {
         let store = self.store.as_ref().map_err(Reply::error)?;
         // A panic while holding the lock leaves the connection usable: SQLite rolls back.
-        Ok(store.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+        Ok(store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
     fn store_handle(&self) -> Result<Arc<Mutex<Store>>, Reply> {
@@ -121,8 +129,13 @@ impl Service {
     /// Records raw vs returned bytes of one call; a failure to record is logged, not fatal.
     fn record_stats(&self, tool: &str, raw_bytes: u64, returned_bytes: u64, cache_hit: bool) {
         if let Ok(mut store) = self.store()
-            && let Err(err) =
-                store.record_tool_stats(&self.session_id, tool, raw_bytes, returned_bytes, cache_hit)
+            && let Err(err) = store.record_tool_stats(
+                &self.session_id,
+                tool,
+                raw_bytes,
+                returned_bytes,
+                cache_hit,
+            )
         {
             tracing::warn!("cannot record stats of {tool}: {err}");
         }
@@ -148,7 +161,11 @@ impl Service {
 /// the result is canonical (symlinks resolved) so confinement checks see the real target.
 fn canonical_in_project(project_dir: &Path, path: &str) -> Result<PathBuf, Reply> {
     let given = Path::new(path.trim());
-    let joined = if given.is_absolute() { given.to_path_buf() } else { project_dir.join(given) };
+    let joined = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        project_dir.join(given)
+    };
     joined
         .canonicalize()
         .map_err(|e| Reply::error(format!("{path}: {}", crate::service::io_reason(&e))))

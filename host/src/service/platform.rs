@@ -16,7 +16,12 @@ impl Service {
         }
         let descriptors = self.adapter_descriptors();
         let env_platform = std::env::var(PLATFORM_ENV).ok();
-        let found = choose(&descriptors, client_name, |var| std::env::var_os(var).is_some(), env_platform.as_deref());
+        let found = choose(
+            &descriptors,
+            client_name,
+            |var| std::env::var_os(var).is_some(),
+            env_platform.as_deref(),
+        );
         if let Some(descriptor) = found {
             self.set_platform(Platform {
                 id: descriptor.id.clone(),
@@ -34,7 +39,10 @@ impl Service {
         };
         let registry = Registry::load(&self.root).unwrap_or_default();
         let mut descriptors: Vec<Descriptor> = Vec::new();
-        let installed = registry.plugins.iter().filter(|p| p.kind == PluginKind::Adapter);
+        let installed = registry
+            .plugins
+            .iter()
+            .filter(|p| p.kind == PluginKind::Adapter);
         for plugin in installed {
             let described = registry
                 .load_component(engine, plugin)
@@ -45,7 +53,10 @@ impl Service {
                 Err(err) => tracing::warn!("{err}"),
             }
         }
-        for builtin in BUILTIN_PLUGINS.iter().filter(|p| p.kind == PluginKind::Adapter) {
+        for builtin in BUILTIN_PLUGINS
+            .iter()
+            .filter(|p| p.kind == PluginKind::Adapter)
+        {
             if descriptors.iter().any(|d| d.id == builtin.id) {
                 continue;
             }
@@ -83,6 +94,8 @@ fn choose<'a>(
         })
         .or_else(|| {
             let wanted = override_id?.trim();
-            descriptors.iter().find(|d| d.id.eq_ignore_ascii_case(wanted))
+            descriptors
+                .iter()
+                .find(|d| d.id.eq_ignore_ascii_case(wanted))
         })
 }

@@ -54,9 +54,17 @@ impl Service {
     }
 
     /// Shapes successful text output.
-    pub(super) fn shape_text(&self, tool: &str, what: &str, text: &str, intent: Option<&str>) -> Reply {
+    pub(super) fn shape_text(
+        &self,
+        tool: &str,
+        what: &str,
+        text: &str,
+        intent: Option<&str>,
+    ) -> Reply {
         let intent = intent.map(str::trim).filter(|i| !i.is_empty());
-        if text.len() <= REPLACE_TRIGGER_BYTES || (intent.is_none() && text.len() <= OUTPUT_CAP_BYTES) {
+        if text.len() <= REPLACE_TRIGGER_BYTES
+            || (intent.is_none() && text.len() <= OUTPUT_CAP_BYTES)
+        {
             return Reply::ok(text);
         }
         let indexed = match self.index_output(tool, what, text) {
@@ -129,16 +137,27 @@ impl Service {
             let _ = write!(text, "\nstdout:\n{body}");
         }
         text.push_str(&stderr_block);
-        Reply { text: cap_reply(text), is_error: true }
+        Reply {
+            text: cap_reply(text),
+            is_error: true,
+        }
     }
 
     fn index_output(&self, tool: &str, what: &str, text: &str) -> Result<Indexed, String> {
         let label = self.source_label(tool.trim_start_matches("ctx_"), what);
         let mut store = self.store().map_err(|r| r.text)?;
-        let source = NewSource::new(&label, SourceKind::Execute, Some(&self.session_id), text.len());
+        let source = NewSource::new(
+            &label,
+            SourceKind::Execute,
+            Some(&self.session_id),
+            text.len(),
+        );
         let indexed = index_document(&mut store, source, text, detect_format(text, None))
             .map_err(|e| e.to_string())?;
-        Ok(Indexed { label, source_id: indexed.source_id })
+        Ok(Indexed {
+            label,
+            source_id: indexed.source_id,
+        })
     }
 
     fn intent_matches(&self, indexed: &Indexed, intent: &str) -> Option<String> {
@@ -154,7 +173,11 @@ impl Service {
         let budget = OUTPUT_CAP_BYTES - 1_200;
         let mut text = String::new();
         for hit in &outcome.hits {
-            let title = if hit.title.is_empty() { String::new() } else { format!(" › {}", hit.title) };
+            let title = if hit.title.is_empty() {
+                String::new()
+            } else {
+                format!(" › {}", hit.title)
+            };
             let entry = format!("---{title}\n{}\n", hit.snippet.trim_end());
             if text.len() + entry.len() > budget {
                 break;
@@ -195,7 +218,9 @@ fn preview_edges(text: &str) -> String {
     while !text.is_char_boundary(tail_start) {
         tail_start += 1;
     }
-    let tail_start = text[tail_start..].find('\n').map_or(tail_start, |i| tail_start + i + 1);
+    let tail_start = text[tail_start..]
+        .find('\n')
+        .map_or(tail_start, |i| tail_start + i + 1);
     format!(
         "{}\n[… {} omitted …]\n{}\n",
         text[..head_end].trim_end(),

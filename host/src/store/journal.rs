@@ -65,6 +65,8 @@ pub struct StateBlock {
 
 const JOURNAL_COLUMNS: &str =
     "id, session_id, seq, category, priority, summary, data, content_hash, created_at";
+/// [`JOURNAL_COLUMNS`] with the data cut to its first `?3` characters.
+const HEAD_COLUMNS: &str = "id, session_id, seq, category, priority, summary, substr(data, 1, ?3), content_hash, created_at";
 
 fn journal_from_row(row: &Row<'_>) -> rusqlite::Result<JournalEntry> {
     Ok(JournalEntry {
@@ -94,10 +96,7 @@ impl Store {
     /// Appends a row with the session's next seq (allocated inside the write
     /// transaction, so concurrent writers never collide).
     pub fn journal_insert(&mut self, entry: &NewJournalEntry<'_>) -> Result<JournalInsert> {
-        let hash = content_hash(&format!(
-            "{}\u{0}{}\u{0}{}",
-            entry.category, entry.summary, entry.data
-        ));
+        let hash = entry_hash(entry);
         self.write(|tx| {
             if entry.dedup {
                 let existing: Option<i64> = tx
@@ -113,22 +112,7 @@ impl Store {
             let seq: i64 = tx
                 .prepare_cached("SELECT coalesce(max(seq), 0) + 1 FROM journal WHERE session_id = ?1")?
                 .query_row([entry.session_id], |r| r.get(0))?;
-            tx.prepare_cached(
-                "INSERT INTO journal(session_id, seq, category, priority, summary, data,
-                                     content_hash, dedup, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute(params![
-                entry.session_id,
-                seq,
-                entry.category,
-                i64::from(entry.priority.clamp(1, 4)),
-                entry.summary,
-                entry.data,
-                hash,
-                entry.dedup,
-                now_ms(),
-            ])?;
+            insert_row(tx, entry, seq, &hash)?;
             Ok(JournalInsert::Inserted { seq })
         })
     }
@@ -191,7 +175,8 @@ impl Store {
     }
 
     /// The newest unconsumed state block of a session, marked consumed in the same
-    /// transaction (so two hooks never both inject it).
+    /// transaction (so two hooks never both inject it), with any older unconsumed block
+    /// of the session (superseded, never to be injected).
     pub fn take_state_block(&mut self, session_id: &str) -> Result<Option<StateBlock>> {
         self.write(|tx| {
             let block = tx
@@ -207,8 +192,8 @@ impl Store {
             };
             let now = now_ms();
             tx.execute(
-                "UPDATE state_blocks SET consumed_at = ?1 WHERE id = ?2",
-                params![now, block.id],
+                "UPDATE state_blocks SET consumed_at = ?1 WHERE session_id = ?2 AND consumed_at IS NULL",
+                params![now, block.session_id],
             )?;
             block.consumed_at = Some(now);
             Ok(Some(block))
@@ -232,80 +217,250 @@ impl Store {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// One step of a [`Store::journal_apply`] batch.
+#[derive(Debug, Clone)]
+pub enum JournalOp<'a> {
+    /// Delete the session's row with this seq (a no-op when it is already gone).
+    Retire(i64),
+    /// Insert, dropping the row when `dedup` is set and an identical one exists.
+    Insert(NewJournalEntry<'a>),
+    /// Insert as the newest row: an identical earlier row (dedup) is deleted first, so
+    /// "edited src/a.rs" moves to the end instead of keeping its day-one seq.
+    Refresh(NewJournalEntry<'a>),
+}
 
-    fn entry<'a>(session: &'a str, summary: &'a str, dedup: bool) -> NewJournalEntry<'a> {
-        NewJournalEntry {
-            session_id: session,
-            category: "file",
-            priority: 2,
-            summary,
-            data: "",
-            dedup,
+fn insert_row(
+    tx: &rusqlite::Transaction<'_>,
+    entry: &NewJournalEntry<'_>,
+    seq: i64,
+    hash: &str,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO journal(session_id, seq, category, priority, summary, data,
+                             content_hash, dedup, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        entry.session_id,
+        seq,
+        entry.category,
+        i64::from(entry.priority.clamp(1, 4)),
+        entry.summary,
+        entry.data,
+        hash,
+        entry.dedup,
+        now_ms(),
+    ])?;
+    Ok(())
+}
+
+fn entry_hash(entry: &NewJournalEntry<'_>) -> String {
+    content_hash(&format!(
+        "{}\u{0}{}\u{0}{}",
+        entry.category, entry.summary, entry.data
+    ))
+}
+
+impl Store {
+    /// Applies the journal changes of one hook call to `session_id` in one write
+    /// transaction: retirements, inserts, then eviction down to `keep_per_priority[p-1]`
+    /// newest rows of each priority that received a row. Marks the session active.
+    /// Returns one [`JournalInsert`] per `Insert`/`Refresh`, in order.
+    ///
+    /// New seqs start above every seq the session had when the batch began, so a row
+    /// retired in the same batch never hands its seq to a new one.
+    pub fn journal_apply(
+        &mut self,
+        session_id: &str,
+        ops: &[JournalOp<'_>],
+        keep_per_priority: [usize; 4],
+    ) -> Result<Vec<JournalInsert>> {
+        self.write(|tx| {
+            let mut next: i64 = tx
+                .prepare_cached("SELECT coalesce(max(seq), 0) + 1 FROM journal WHERE session_id = ?1")?
+                .query_row([session_id], |r| r.get(0))?;
+            let mut results = Vec::new();
+            let mut touched = [false; 4];
+            for op in ops {
+                match op {
+                    JournalOp::Retire(seq) => {
+                        tx.prepare_cached("DELETE FROM journal WHERE session_id = ?1 AND seq = ?2")?
+                            .execute(params![session_id, seq])?;
+                    }
+                    JournalOp::Insert(entry) | JournalOp::Refresh(entry) => {
+                        let hash = entry_hash(entry);
+                        if entry.dedup {
+                            let existing: Option<i64> = tx
+                                .prepare_cached(
+                                    "SELECT seq FROM journal WHERE session_id = ?1 AND content_hash = ?2 AND dedup = 1",
+                                )?
+                                .query_row(params![session_id, hash], |r| r.get(0))
+                                .optional()?;
+                            match (existing, op) {
+                                (Some(seq), JournalOp::Refresh(_)) => {
+                                    tx.prepare_cached("DELETE FROM journal WHERE session_id = ?1 AND seq = ?2")?
+                                        .execute(params![session_id, seq])?;
+                                }
+                                (Some(seq), _) => {
+                                    results.push(JournalInsert::Duplicate { seq });
+                                    continue;
+                                }
+                                (None, _) => {}
+                            }
+                        }
+                        let entry = NewJournalEntry { session_id, ..entry.clone() };
+                        insert_row(tx, &entry, next, &hash)?;
+                        touched[usize::from(entry.priority.clamp(1, 4) - 1)] = true;
+                        results.push(JournalInsert::Inserted { seq: next });
+                        next += 1;
+                    }
+                }
+            }
+            for (index, keep) in keep_per_priority.iter().enumerate() {
+                if touched[index] {
+                    tx.prepare_cached(
+                        "DELETE FROM journal WHERE session_id = ?1 AND priority = ?2 AND seq <= (
+                             SELECT seq FROM journal WHERE session_id = ?1 AND priority = ?2
+                             ORDER BY seq DESC LIMIT 1 OFFSET ?3)",
+                    )?
+                    .execute(params![session_id, index as i64 + 1, i64::try_from(*keep).unwrap_or(i64::MAX)])?;
+                }
+            }
+            let now = now_ms();
+            tx.prepare_cached(
+                "INSERT INTO sessions(session_id, platform, started_at, last_seen_at)
+                 VALUES (?1, NULL, ?2, ?2)
+                 ON CONFLICT(session_id) DO UPDATE SET last_seen_at = excluded.last_seen_at",
+            )?
+            .execute(params![session_id, now])?;
+            Ok(results)
+        })
+    }
+
+    /// The newest `limit` rows of a session, in seq order, each row's data cut to its
+    /// first `data_chars` characters (enough for what relating events needs).
+    pub fn journal_recent(
+        &self,
+        session_id: &str,
+        limit: usize,
+        data_chars: usize,
+    ) -> Result<Vec<JournalEntry>> {
+        let sql = format!(
+            "SELECT * FROM (SELECT {HEAD_COLUMNS} FROM journal WHERE session_id = ?1
+                            ORDER BY seq DESC LIMIT ?2) ORDER BY seq"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(
+            params![
+                session_id,
+                i64::try_from(limit).unwrap_or(i64::MAX),
+                i64::try_from(data_chars).unwrap_or(i64::MAX)
+            ],
+            journal_from_row,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The newest `limit` rows of a session in any of `categories`, in seq order, data
+    /// cut as in [`Store::journal_recent`].
+    pub fn journal_in_categories(
+        &self,
+        session_id: &str,
+        categories: &[&str],
+        limit: usize,
+        data_chars: usize,
+    ) -> Result<Vec<JournalEntry>> {
+        if categories.is_empty() {
+            return Ok(Vec::new());
         }
+        let marks = (0..categories.len())
+            .map(|i| format!("?{}", i + 4))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT * FROM (SELECT {HEAD_COLUMNS} FROM journal
+                            WHERE session_id = ?1 AND category IN ({marks})
+                            ORDER BY seq DESC LIMIT ?2) ORDER BY seq"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut values: Vec<rusqlite::types::Value> = vec![
+            session_id.to_string().into(),
+            i64::try_from(limit).unwrap_or(i64::MAX).into(),
+            i64::try_from(data_chars).unwrap_or(i64::MAX).into(),
+        ];
+        values.extend(categories.iter().map(|c| c.to_string().into()));
+        let rows = stmt.query_map(rusqlite::params_from_iter(values), journal_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    #[test]
-    fn seq_counts_per_session_and_duplicates_are_dropped() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
-        assert_eq!(
-            store
-                .journal_insert(&entry("a", "read x.rs", true))
-                .expect("1"),
-            JournalInsert::Inserted { seq: 1 }
-        );
-        assert_eq!(
-            store
-                .journal_insert(&entry("a", "read y.rs", true))
-                .expect("2"),
-            JournalInsert::Inserted { seq: 2 }
-        );
-        assert_eq!(
-            store
-                .journal_insert(&entry("a", "read x.rs", true))
-                .expect("dup"),
-            JournalInsert::Duplicate { seq: 1 }
-        );
-        assert_eq!(
-            store
-                .journal_insert(&entry("a", "read x.rs", false))
-                .expect("kept"),
-            JournalInsert::Inserted { seq: 3 }
-        );
-        assert_eq!(
-            store
-                .journal_insert(&entry("b", "read x.rs", true))
-                .expect("b"),
-            JournalInsert::Inserted { seq: 1 }
-        );
-        let rows = store.journal_list("a", 0, 10).expect("list");
-        assert_eq!(
-            rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
-            vec![1, 2, 3]
-        );
-        assert_eq!(
-            store.journal_get("a", 2).expect("get").map(|r| r.summary),
-            Some("read y.rs".into())
-        );
-        assert!(store.journal_get("a", 9).expect("missing").is_none());
+    /// Inserts `entry` with a seq above every seq of its session and of `above_session`:
+    /// a session that continues another one numbers its rows after the other's, so a
+    /// `ctx_resume(seq)` naming a row of the older session stays unambiguous.
+    pub fn journal_insert_above(
+        &mut self,
+        entry: &NewJournalEntry<'_>,
+        above_session: &str,
+    ) -> Result<i64> {
+        let hash = entry_hash(entry);
+        self.write(|tx| {
+            let seq: i64 = tx
+                .prepare_cached(
+                    "SELECT coalesce(max(seq), 0) + 1 FROM journal WHERE session_id IN (?1, ?2)",
+                )?
+                .query_row(params![entry.session_id, above_session], |r| r.get(0))?;
+            insert_row(tx, entry, seq, &hash)?;
+            Ok(seq)
+        })
     }
 
-    #[test]
-    fn a_state_block_is_taken_once() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
-        store.save_state_block("s", "state one").expect("save");
-        let taken = store.take_state_block("s").expect("take").map(|b| b.block);
-        assert_eq!(taken.as_deref(), Some("state one"));
-        assert!(store.take_state_block("s").expect("again").is_none());
-        assert!(
-            store
-                .latest_state_block("s")
-                .expect("latest")
-                .is_some_and(|b| b.consumed_at.is_some())
-        );
+    /// How many journal rows a session has.
+    pub fn journal_count(&self, session_id: &str) -> Result<usize> {
+        let n: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM journal WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+
+    /// The newest unconsumed state block of any session of this project, marked
+    /// consumed in the same transaction: what a session that resumes under a new id
+    /// takes over from the one it continues.
+    pub fn take_newest_state_block(&mut self) -> Result<Option<StateBlock>> {
+        self.write(|tx| {
+            let block = tx
+                .query_row(
+                    "SELECT id, session_id, block, created_at, consumed_at FROM state_blocks
+                     WHERE consumed_at IS NULL ORDER BY id DESC LIMIT 1",
+                    [],
+                    state_from_row,
+                )
+                .optional()?;
+            let Some(mut block) = block else {
+                return Ok(None);
+            };
+            let now = now_ms();
+            tx.execute(
+                "UPDATE state_blocks SET consumed_at = ?1 WHERE session_id = ?2 AND consumed_at IS NULL",
+                params![now, block.session_id],
+            )?;
+            block.consumed_at = Some(now);
+            Ok(Some(block))
+        })
+    }
+
+    /// The session seen most recently by a hook (for callers that know no session id).
+    pub fn most_recent_session(&self) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT session_id FROM sessions ORDER BY last_seen_at DESC, rowid DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 }
+
+#[cfg(test)]
+#[path = "journal_tests.rs"]
+mod tests;

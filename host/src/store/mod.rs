@@ -20,7 +20,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 pub use content::{
     IndexedSource, NewSource, Origin, PurgeReport, PurgeScope, SourceKind, StoredSource,
 };
-pub use journal::{JournalEntry, JournalInsert, NewJournalEntry, StateBlock};
+pub use journal::{JournalEntry, JournalInsert, JournalOp, NewJournalEntry, StateBlock};
 pub use schema::SCHEMA_VERSION;
 pub use stats::{HookTimingSummary, ToolStatsSummary};
 

@@ -1,0 +1,519 @@
+//! The sandbox through the real MCP server (`cm serve` over stdio): languages, output
+//! shaping, failures, timeouts, batches, the environment, lenient inputs and stats.
+//! Permission rules inside the sandbox are in `mcp_sandbox_rules.rs`.
+
+mod common;
+mod sandbox_support;
+
+use std::time::{Duration, Instant};
+
+use common::{McpClient, Sandbox};
+use sandbox_support::{StatsRow, fixture, on_path, project_db, source_label, stats_rows};
+use serde_json::json;
+
+const CAP: usize = 16_384;
+
+/// (404 lines, 5xx lines, sum of the bytes column) of the access-log fixture,
+/// computed here, independently of any runtime.
+fn access_log_answer() -> String {
+    let text = String::from_utf8(fixture("access.log")).expect("utf-8 log");
+    let (mut not_found, mut server_errors, mut bytes) = (0u64, 0u64, 0u64);
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let status: u64 = fields[8].parse().expect("status");
+        not_found += u64::from(status == 404);
+        server_errors += u64::from(status >= 500);
+        bytes += fields[9].parse::<u64>().expect("bytes");
+    }
+    format!("404={not_found} 5xx={server_errors} bytes={bytes}")
+}
+
+/// Every language computes the same answer over `logs/access.log` in its own way.
+const LANGUAGE_PROGRAMS: &[(&str, &[&str], &str)] = &[
+    (
+        "shell",
+        &["bash"],
+        r#"awk '$9==404{n++} $9>=500{m++} {b+=$10} END{printf "404=%d 5xx=%d bytes=%d\n", n, m, b}' logs/access.log"#,
+    ),
+    (
+        "python",
+        &["python3", "python"],
+        r#"n = m = b = 0
+for line in open("logs/access.log"):
+    f = line.split()
+    n += f[8] == "404"
+    m += int(f[8]) >= 500
+    b += int(f[9])
+print(f"404={n} 5xx={m} bytes={b}")"#,
+    ),
+    (
+        "javascript",
+        &["node", "bun", "deno"],
+        r#"const fs = require("node:fs");
+let n = 0, m = 0, b = 0;
+for (const line of fs.readFileSync("logs/access.log", "utf8").split("\n").filter(Boolean)) {
+  const f = line.split(/\s+/);
+  if (f[8] === "404") n++;
+  if (Number(f[8]) >= 500) m++;
+  b += Number(f[9]);
+}
+console.log(`404=${n} 5xx=${m} bytes=${b}`);"#,
+    ),
+    (
+        "perl",
+        &["perl"],
+        r#"my ($n, $m, $b) = (0, 0, 0);
+open(my $fh, "<", "logs/access.log") or die "open: $!";
+while (<$fh>) { my @f = split; $n++ if $f[8] == 404; $m++ if $f[8] >= 500; $b += $f[9]; }
+print "404=$n 5xx=$m bytes=$b\n";"#,
+    ),
+    (
+        "rust",
+        &["rustc"],
+        r#"let text = std::fs::read_to_string("logs/access.log").unwrap();
+let (mut n, mut m, mut b) = (0u64, 0u64, 0u64);
+for line in text.lines() {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    let status: u64 = f[8].parse().unwrap();
+    if status == 404 { n += 1; }
+    if status >= 500 { m += 1; }
+    b += f[9].parse::<u64>().unwrap();
+}
+println!("404={n} 5xx={m} bytes={b}");"#,
+    ),
+];
+
+/// Languages with the programs that run them; the first one with none on PATH is "absent".
+const ABSENT_CANDIDATES: &[(&str, &[&str])] = &[
+    ("csharp", &["dotnet-script", "dotnet"]),
+    ("elixir", &["elixir"]),
+    ("r", &["Rscript"]),
+    ("php", &["php"]),
+    ("ruby", &["ruby"]),
+    ("go", &["go"]),
+];
+
+#[test]
+fn each_language_computes_the_known_answer_over_a_fixture() {
+    let sandbox = Sandbox::new();
+    sandbox.write("logs/access.log", &fixture("access.log"));
+    let expected = access_log_answer();
+    let mut command = sandbox.cm();
+    // rustup finds its toolchains through the real HOME, which the sandbox replaced.
+    let real_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    for (variable, default) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
+        match (std::env::var_os(variable), &real_home) {
+            (Some(value), _) => command.env(variable, value),
+            (None, Some(home)) => command.env(variable, home.join(default)),
+            (None, None) => &mut command,
+        };
+    }
+    if let Some(toolchain) = std::env::var_os("RUSTUP_TOOLCHAIN") {
+        command.env("RUSTUP_TOOLCHAIN", toolchain);
+    }
+    let mut client = McpClient::spawn(command);
+    for (language, programs, code) in LANGUAGE_PROGRAMS {
+        let (text, is_error) =
+            client.call_tool("ctx_execute", json!({"language": language, "code": code}));
+        if programs.iter().any(|p| on_path(p)) {
+            assert!(!is_error, "{language}: {text}");
+            assert_eq!(text.trim(), expected, "{language}");
+        } else {
+            assert!(is_error, "{language} has no runtime here: {text}");
+            assert!(
+                text.starts_with(&format!("{language} is not available here")),
+                "{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_absent_runtime_names_the_available_ones() {
+    let Some((absent, _)) = ABSENT_CANDIDATES
+        .iter()
+        .find(|(_, programs)| programs.iter().all(|p| !on_path(p)))
+    else {
+        eprintln!("every candidate runtime is installed here; nothing to check");
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": absent, "code": "print 1"}),
+    );
+    assert!(is_error, "{text}");
+    let prefix = format!("{absent} is not available here; available: ");
+    assert!(text.starts_with(&prefix), "{text}");
+    let available: Vec<&str> = text[prefix.len()..]
+        .split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .collect();
+    assert!(available.contains(&"shell"), "{text}");
+    assert!(!available.contains(absent), "{text}");
+    assert_eq!(text.lines().count(), 1, "one line: {text}");
+}
+
+#[test]
+fn small_output_returns_whole_and_never_echoes_the_code() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    // 4,000 bytes exactly: under the replace trigger, so the reply is the output itself.
+    let code = "# code-marker-7f3a: must never come back\nfor i in range(100):\n    print(f'{i:04d}' + 'x' * 35)";
+    let (text, is_error) =
+        client.call_tool("ctx_execute", json!({"language": "python", "code": code}));
+    assert!(!is_error, "{text}");
+    let expected: String = (0..100)
+        .map(|i| format!("{i:04}{}\n", "x".repeat(35)))
+        .collect();
+    assert_eq!(expected.len(), 4_000);
+    assert_eq!(text, expected);
+    assert!(!text.contains("code-marker-7f3a"));
+}
+
+/// A generated log: 3,000 INFO lines and two rare lines the tests look for.
+const BIG_LOG_PY: &str = r#"# code-marker-big: never echoed
+for i in range(3000):
+    if i == 1234:
+        print("2026-02-23T10:20:34Z ERROR disk quota exceeded on volume vol-7731 (tenant acme)")
+    elif i == 2500:
+        print("2026-02-23T10:41:40Z WARN certificate for host-4242.internal expires in 3 days")
+    else:
+        print(f"2026-02-23T10:00:00Z INFO request {i} served in {i % 97} ms by worker-{i % 8}")"#;
+
+#[test]
+fn large_output_with_intent_returns_the_matching_part_and_search_finds_the_rest() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "python", "code": BIG_LOG_PY, "intent": "disk quota exceeded"}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.len() <= CAP, "{} bytes", text.len());
+    assert!(
+        text.contains("vol-7731"),
+        "the matching line comes back: {text}"
+    );
+    assert!(text.contains("Searchable terms:"), "{text}");
+    assert!(!text.contains("code-marker-big"));
+    let label = source_label(&text).unwrap_or_else(|| panic!("no source label: {text}"));
+    assert!(
+        !text.contains("host-4242"),
+        "the unrelated rare line stays out: {text}"
+    );
+    let lines_back = text
+        .lines()
+        .filter(|l| l.contains(" INFO request "))
+        .count();
+    assert!(
+        lines_back < 300,
+        "{lines_back} of 2,998 INFO lines came back"
+    );
+
+    let (found, is_error) = client.call_tool(
+        "ctx_search",
+        json!({"queries": ["certificate expires host-4242"], "source": label}),
+    );
+    assert!(!is_error, "{found}");
+    assert!(
+        found.contains("host-4242.internal expires in 3 days"),
+        "{found}"
+    );
+}
+
+#[test]
+fn large_output_without_intent_is_previewed_with_one_search_line() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let code = "for i in range(2000):\n    print(f'row {i:05d} value {i * 7919 % 10007}')";
+    let (text, is_error) =
+        client.call_tool("ctx_execute", json!({"language": "python", "code": code}));
+    assert!(!is_error, "{text}");
+    assert!(text.len() <= CAP, "{} bytes", text.len());
+    assert!(text.contains("row 00000 value 0"), "head: {text}");
+    assert!(text.contains("row 01999 value"), "tail: {text}");
+    assert!(!text.contains("row 01000 value"), "the middle stays out");
+    assert!(text.contains("omitted"), "{text}");
+    assert_eq!(text.matches("ctx_search(").count(), 1, "{text}");
+    let label = source_label(&text).unwrap_or_else(|| panic!("no source label: {text}"));
+    let (found, _) = client.call_tool(
+        "ctx_search",
+        json!({"queries": ["row 01000"], "source": label}),
+    );
+    assert!(
+        found.contains(&format!("row 01000 value {}", 1000 * 7919 % 10007)),
+        "{found}"
+    );
+}
+
+#[test]
+fn medium_output_without_intent_returns_whole_up_to_the_cap() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "seq 1 2500"}),
+    );
+    assert!(!is_error, "{text}");
+    let expected: String = (1..=2500).map(|i| format!("{i}\n")).collect();
+    assert!(expected.len() > 4_096 && expected.len() <= CAP);
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn a_failing_script_reports_exit_code_stdout_and_stderr_tail() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let code = "import sys\n# code-marker-fail\nprint('partial result 41')\nsys.stderr.write('x' * 5000 + '\\nboom: config missing\\n')\nsys.exit(3)";
+    let (text, is_error) =
+        client.call_tool("ctx_execute", json!({"language": "python", "code": code}));
+    assert!(is_error, "{text}");
+    assert!(text.contains("exit code 3"), "{text}");
+    assert!(text.contains("partial result 41"), "{text}");
+    assert!(text.contains("boom: config missing"), "stderr tail: {text}");
+    assert!(
+        text.len() < 5_000,
+        "only the tail of stderr: {} bytes",
+        text.len()
+    );
+    assert!(!text.contains("code-marker-fail"));
+}
+
+#[test]
+fn a_timeout_stops_the_script_and_returns_its_partial_output() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let started = Instant::now();
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo started-42\nsleep 30\necho never-printed", "timeout": 1000}),
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(is_error, "{text}");
+    assert!(text.contains("timed out"), "{text}");
+    assert!(text.contains("started-42"), "{text}");
+    assert!(!text.contains("never-printed"), "{text}");
+}
+
+#[test]
+fn batch_runs_plain_commands_concurrently_and_answers_queries() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let started = Instant::now();
+    let (text, is_error) = client.call_tool(
+        "ctx_batch_execute",
+        json!({
+            "commands": [
+                "sleep 1; echo alpha-ready; seq 1 800 | sed 's/^/alpha line /'",
+                "sleep 1; echo beta: checksum mismatch in chunk 17; seq 1 800 | sed 's/^/beta line /'",
+                {"label": "gamma", "command": "sleep 1; echo gamma-done"}
+            ],
+            "concurrency": 3,
+            "queries": ["checksum mismatch", "gamma-done"]
+        }),
+    );
+    let took = started.elapsed();
+    assert!(!is_error, "{text}");
+    assert!(
+        took < Duration::from_millis(2_700),
+        "three 1 s commands at once took {took:?}"
+    );
+    assert!(text.len() <= CAP, "{} bytes", text.len());
+    assert!(
+        text.contains("checksum mismatch in chunk 17"),
+        "query answered: {text}"
+    );
+    assert!(text.contains("gamma-done"), "second query answered: {text}");
+    assert!(text.contains("- gamma: exit 0"), "{text}");
+    assert!(
+        !text.contains("alpha line 400\n"),
+        "bulk output stays out: {text}"
+    );
+}
+
+#[test]
+fn batch_budget_skips_commands_that_would_start_too_late() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, _) = client.call_tool(
+        "ctx_batch_execute",
+        json!({
+            "commands": [
+                {"label": "first", "command": "echo first-ran"},
+                {"label": "slow", "command": "sleep 5; echo slow-finished"},
+                {"label": "third", "command": "touch third-ran"}
+            ],
+            "timeout": 1500
+        }),
+    );
+    assert!(text.contains("- first: exit 0"), "{text}");
+    assert!(text.contains("- slow: timed out"), "{text}");
+    assert!(text.contains("- third: skipped"), "{text}");
+    assert!(text.contains("first-ran"), "{text}");
+    assert!(!text.contains("slow-finished"), "{text}");
+    assert!(
+        !sandbox.project.join("third-ran").exists(),
+        "the skipped command never ran"
+    );
+}
+
+#[test]
+fn code_injection_variables_do_not_reach_the_child() {
+    let sandbox = Sandbox::new();
+    let bash_env = sandbox.write("bash_env.sh", b"touch bash-env-ran\n");
+    let mut command = sandbox.cm();
+    command
+        .env("NODE_OPTIONS", "--require /nonexistent/inject.js")
+        .env("BASH_ENV", &bash_env)
+        .env("LD_PRELOAD", "/nonexistent/inject.so")
+        .env("PYTHONSTARTUP", "/nonexistent/startup.py")
+        .env("GH_TOKEN_FOR_TEST", "kept-credential");
+    let mut client = McpClient::spawn(command);
+    let code = r#"for v in NODE_OPTIONS BASH_ENV LD_PRELOAD PYTHONSTARTUP GH_TOKEN_FOR_TEST; do
+  eval "printf '%s=[%s]\n' $v \"\${$v-absent}\""
+done"#;
+    let (text, is_error) =
+        client.call_tool("ctx_execute", json!({"language": "shell", "code": code}));
+    assert!(!is_error, "{text}");
+    for scrubbed in ["NODE_OPTIONS", "BASH_ENV", "LD_PRELOAD", "PYTHONSTARTUP"] {
+        assert!(text.contains(&format!("{scrubbed}=[absent]")), "{text}");
+    }
+    assert!(
+        text.contains("GH_TOKEN_FOR_TEST=[kept-credential]"),
+        "the user's env is kept: {text}"
+    );
+    assert!(
+        !sandbox.project.join("bash-env-ran").exists(),
+        "BASH_ENV was not sourced"
+    );
+
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "javascript", "code": "console.log(JSON.stringify(process.env.NODE_OPTIONS ?? null))"}),
+    );
+    if on_path("node") {
+        assert!(
+            !is_error,
+            "node starts although NODE_OPTIONS named a missing file: {text}"
+        );
+        assert_eq!(text.trim(), "null");
+    }
+}
+
+#[test]
+fn lenient_inputs_are_accepted() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo lenient-ok", "timeout": "5000", "background": "false"}),
+    );
+    assert!(!is_error, "{text}");
+    assert_eq!(text.trim(), "lenient-ok");
+
+    let (text, is_error) = client.call_tool(
+        "ctx_batch_execute",
+        json!({
+            "commands": "[{\"label\": \"one\", \"command\": \"echo needle-one\"}, \"echo needle-two\"]",
+            "concurrency": "2",
+            "timeout": "20000",
+            "queries": "needle-two"
+        }),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("- one: exit 0"), "{text}");
+    assert!(text.contains("needle-two"), "{text}");
+
+    let (text, is_error) = client.call_tool(
+        "ctx_batch_execute",
+        json!({"commands": "echo bare-string-command"}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("bare-string-command"), "{text}");
+}
+
+#[test]
+fn stats_record_raw_and_returned_bytes_per_call() {
+    let sandbox = Sandbox::new();
+    let log = fixture("access.log");
+    sandbox.write("access.log", &log);
+    let mut client = sandbox.live_server();
+
+    let (small, _) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo hello"}),
+    );
+    let (big, _) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "python", "code": BIG_LOG_PY, "intent": "disk quota exceeded"}),
+    );
+    let (over_file, _) = client.call_tool(
+        "ctx_execute_file",
+        json!({"path": "access.log", "language": "shell", "code": "grep -c '\" 404 ' \"$FILE_CONTENT_PATH\""}),
+    );
+    let (failed, _) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo out-part; echo err-part >&2; exit 4"}),
+    );
+    let (batch, _) = client.call_tool(
+        "ctx_batch_execute",
+        json!({"commands": ["seq 1 1000", "echo done"]}),
+    );
+    let status = client.close();
+    assert!(status.success());
+
+    let big_raw: u64 = {
+        let mut total = 0u64;
+        for i in 0..3000u64 {
+            total += match i {
+                1234 => "2026-02-23T10:20:34Z ERROR disk quota exceeded on volume vol-7731 (tenant acme)\n".len(),
+                2500 => "2026-02-23T10:41:40Z WARN certificate for host-4242.internal expires in 3 days\n".len(),
+                _ => format!("2026-02-23T10:00:00Z INFO request {i} served in {} ms by worker-{}\n", i % 97, i % 8).len(),
+            } as u64;
+        }
+        total
+    };
+    let seq_bytes: u64 = (1..=1000)
+        .map(|i: u64| i.to_string().len() as u64 + 1)
+        .sum::<u64>()
+        + "done\n".len() as u64;
+    let rows = stats_rows(&project_db(&sandbox));
+    let expected = vec![
+        StatsRow {
+            tool: "ctx_execute".into(),
+            raw_bytes: 6,
+            returned_bytes: small.len() as u64,
+        },
+        StatsRow {
+            tool: "ctx_execute".into(),
+            raw_bytes: big_raw,
+            returned_bytes: big.len() as u64,
+        },
+        StatsRow {
+            tool: "ctx_execute_file".into(),
+            raw_bytes: log.len() as u64 + over_file.len() as u64,
+            returned_bytes: over_file.len() as u64,
+        },
+        StatsRow {
+            tool: "ctx_execute".into(),
+            raw_bytes: 18,
+            returned_bytes: failed.len() as u64,
+        },
+        StatsRow {
+            tool: "ctx_batch_execute".into(),
+            raw_bytes: seq_bytes,
+            returned_bytes: batch.len() as u64,
+        },
+    ];
+    assert_eq!(rows, expected);
+    assert!(
+        big.len() * 20 < big_raw as usize,
+        "large output is mostly kept out"
+    );
+}
