@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::{Fallback, HookOutput, error_log, reply, session_state};
+use super::{Fallback, HookOutput, continuity, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::permissions;
 use crate::plugins::bindings::{
@@ -70,9 +70,16 @@ pub(super) fn run(
 
     let reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
-            pre_tool_use(&engine, &registry, root, &loaded, &event, tool, &log)
+            let reply = pre_tool_use(&engine, &registry, root, &loaded, &event, tool, &log);
+            continuity::after_pre_tool_use(root, &loaded.descriptor, &event, reply.verdict, &log);
+            reply
         }
-        (kind, tool) => reply::no_opinion(kind, &loaded.binding.native, tool),
+        (kind, tool) => {
+            let mut reply = reply::no_opinion(kind, &loaded.binding.native, tool);
+            reply.additional_context =
+                continuity::on_event(root, &loaded.descriptor, &loaded.binding, &event, &log);
+            reply
+        }
     };
     let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
     Ok(output_of(rendered))

@@ -97,6 +97,20 @@ DESTRUCTIVE:
 SCOPES:
 - session (this or a given sessionId), source (partial label match), project (everything)";
 
+pub const CTX_RESUME: &str = "\
+Show this session's saved working state, or one journal row in full.
+WHEN:
+- After a compaction or resume, to recover the task, edited files, decisions and open errors
+- A state block line points at a row: pass its number as seq
+WHEN NOT:
+- Searching earlier tool output or docs: use ctx_search
+RETURNS:
+- Without seq: the state block (last request, tasks, errors, files, decisions), at most 2 KB
+- With seq: that row's category, summary and full redacted data, at most 2 KB
+EXAMPLE:
+- {}
+- {\"seq\": 42}";
+
 /// Why a description breaks the contract, if it does.
 pub fn contract_violations(tool: &str, description: &str) -> Vec<String> {
     let mut problems = Vec::new();
@@ -186,6 +200,7 @@ mod tests {
         ("ctx_search", CTX_SEARCH),
         ("ctx_fetch_and_index", CTX_FETCH_AND_INDEX),
         ("ctx_purge", CTX_PURGE),
+        ("ctx_resume", CTX_RESUME),
     ];
 
     #[test]

@@ -9,6 +9,7 @@ use super::descriptions as d;
 use crate::fetch::FetchAndIndexParams;
 use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
 use crate::search::{IndexParams, PurgeParams, SearchParams};
+use crate::service::ResumeParams;
 
 /// One registered tool.
 pub struct ToolSpec {
@@ -51,6 +52,7 @@ pub fn all() -> Vec<ToolSpec> {
             hints(false, false, true, true),
         ),
         spec::<PurgeParams>("ctx_purge", d::CTX_PURGE, hints(false, true, true, false)),
+        spec::<ResumeParams>("ctx_resume", d::CTX_RESUME, hints(true, false, true, false)),
     ]
 }
 
@@ -118,7 +120,7 @@ mod tests {
     }
 
     #[test]
-    fn only_purge_is_destructive_and_only_search_is_read_only() {
+    fn only_purge_is_destructive_and_only_search_and_resume_are_read_only() {
         for tool in all() {
             assert_eq!(
                 tool.annotations.destructive_hint,
@@ -128,7 +130,7 @@ mod tests {
             );
             assert_eq!(
                 tool.annotations.read_only_hint,
-                Some(tool.name == "ctx_search"),
+                Some(matches!(tool.name, "ctx_search" | "ctx_resume")),
                 "{}",
                 tool.name
             );

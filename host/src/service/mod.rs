@@ -6,6 +6,7 @@ mod execute;
 mod guard;
 mod knowledge;
 mod platform;
+mod resume;
 mod shape;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use crate::store::Store;
 
 pub use execute::{batch_execute, execute, execute_file};
 pub use knowledge::{fetch_and_index, index, purge, search};
+pub use resume::{ResumeParams, resume};
 
 /// What a tool call returns to the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,163 @@
+//! The hook side of session continuity (DESIGN §7): which events go into the journal
+//! and which get journal text injected back. Every failure here fails open: it is
+//! logged once and the hook answers as if there were no journal.
+
+use std::path::{Path, PathBuf};
+
+use crate::journal;
+use crate::plugins::bindings::{
+    Capabilities, Descriptor, EventBinding, EventKind, NormalizedEvent, SessionSource, Verdict,
+};
+use crate::store::Store;
+
+/// The project the event belongs to, canonical so it names the same store as `cm serve`.
+pub(super) fn project_dir(event: &NormalizedEvent) -> PathBuf {
+    event
+        .project_dir
+        .as_ref()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::current_dir().ok())
+        .map(|p| p.canonicalize().unwrap_or(p))
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// Journals a pre-tool-use whose call will run (a later post-tool-use answers it; one
+/// that never comes marks the call rejected). Platforms without post-tool-use are
+/// skipped: every call there would look rejected.
+pub(super) fn after_pre_tool_use(
+    root: &Path,
+    descriptor: &Descriptor,
+    event: &NormalizedEvent,
+    verdict: Verdict,
+    log: &dyn Fn(&str),
+) {
+    let will_run = matches!(verdict, Verdict::NoOpinion | Verdict::Allow | Verdict::Ask);
+    let has_post = descriptor
+        .events
+        .iter()
+        .any(|b| b.kind == EventKind::PostToolUse);
+    if will_run && has_post {
+        with_store(root, event, log, |store| {
+            journal::record(store, event).map(|_| ())
+        });
+    }
+}
+
+/// Journals an event other than pre-tool-use and returns the context to inject, if any
+/// (only when the event can carry it).
+pub(super) fn on_event(
+    root: &Path,
+    descriptor: &Descriptor,
+    binding: &EventBinding,
+    event: &NormalizedEvent,
+    log: &dyn Fn(&str),
+) -> Option<String> {
+    let can_inject = binding.capabilities.contains(Capabilities::INJECT_CONTEXT);
+    let context = match event.kind {
+        EventKind::PreToolUse => None,
+        EventKind::PostToolUse | EventKind::Stop => {
+            with_store(root, event, log, |store| {
+                journal::record(store, event).map(|_| ())
+            });
+            None
+        }
+        EventKind::UserPrompt => with_store(root, event, log, |store| {
+            journal::record(store, event)?;
+            match (&event.prompt, can_inject) {
+                (Some(prompt), true) => journal::prompt_context(store, &event.session_id, prompt),
+                _ => Ok(None),
+            }
+        })
+        .flatten(),
+        EventKind::PreCompact => {
+            with_store(root, event, log, |store| {
+                journal::pre_compact(store, event).map(|_| ())
+            });
+            None
+        }
+        EventKind::SessionStart => {
+            let source = event.source.unwrap_or(SessionSource::Unknown);
+            with_store(root, event, log, |store| {
+                journal::record(store, event)?;
+                if !can_inject {
+                    return Ok(None);
+                }
+                journal::session_start_context(
+                    store,
+                    &event.session_id,
+                    source,
+                    &descriptor.ctx_tool_prefix,
+                )
+            })
+            // Without a journal a new session still learns how to reach the tools.
+            .unwrap_or_else(|| {
+                matches!(source, SessionSource::Startup | SessionSource::Unknown)
+                    .then(|| journal::routing_block(&descriptor.ctx_tool_prefix))
+            })
+        }
+    };
+    context.filter(|text| can_inject && !text.trim().is_empty())
+}
+
+/// Opens the project store and runs `work`; an error is logged and gives `None`.
+fn with_store<T>(
+    root: &Path,
+    event: &NormalizedEvent,
+    log: &dyn Fn(&str),
+    work: impl FnOnce(&mut Store) -> Result<T, crate::store::StoreError>,
+) -> Option<T> {
+    let project = project_dir(event);
+    let mut store = match Store::open(root, &project) {
+        Ok(store) => store,
+        Err(err) => {
+            log(&format!("journal: cannot open the project store: {err}"));
+            return None;
+        }
+    };
+    match work(&mut store) {
+        Ok(value) => Some(value),
+        Err(err) => {
+            log(&format!("journal: {err}"));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event_in(project_dir: Option<&str>) -> NormalizedEvent {
+        NormalizedEvent {
+            kind: EventKind::Stop,
+            native_event: "stop".into(),
+            session_id: "s".into(),
+            project_dir: project_dir.map(String::from),
+            transcript_path: None,
+            tool: None,
+            outcome: None,
+            prompt: None,
+            source: None,
+            trigger: None,
+        }
+    }
+
+    #[test]
+    fn the_project_is_canonical_and_a_relative_one_is_not_trusted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).expect("mkdir");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let canonical = real.canonicalize().expect("canonical");
+        assert_eq!(
+            project_dir(&event_in(Some(&link.to_string_lossy()))),
+            canonical
+        );
+        let cwd = std::env::current_dir().expect("cwd");
+        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        assert_eq!(project_dir(&event_in(Some("relative/dir"))), cwd);
+        assert_eq!(project_dir(&event_in(None)), cwd);
+    }
+}
