@@ -5,10 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::journal;
+use crate::limits::REPLACE_TRIGGER_BYTES;
 use crate::plugins::bindings::{
-    Capabilities, Descriptor, EventBinding, EventKind, NormalizedEvent, SessionSource, Verdict,
+    Capabilities, Descriptor, EventBinding, EventKind, NormalizedEvent, SessionSource, ToolKind,
+    Verdict,
 };
-use crate::store::Store;
+use crate::search::index_and_digest;
+use crate::store::{NewSource, SourceKind, Store};
 
 /// The project the event belongs to, canonical so it names the same store as `cm serve`.
 pub(super) fn project_dir(event: &NormalizedEvent) -> PathBuf {
@@ -98,6 +101,46 @@ pub(super) fn on_event(
         }
     };
     context.filter(|text| can_inject && !text.trim().is_empty())
+}
+
+/// PostToolUse output replacement (DESIGN §3): on an event that can replace tool
+/// output, a result of another MCP server over REPLACE_TRIGGER_BYTES is indexed whole and
+/// replaced by the parts matching the session's last request, plus one `ctx_search` line.
+/// Built-in tools are left alone: see docs/adr/0006-post-tool-use-replacement.md.
+pub(super) fn replacement_output(
+    root: &Path,
+    binding: &EventBinding,
+    event: &NormalizedEvent,
+    log: &dyn Fn(&str),
+) -> Option<String> {
+    let tool = event.tool.as_ref()?;
+    let outcome = event.outcome.as_ref()?;
+    let replaceable = event.kind == EventKind::PostToolUse
+        && binding.capabilities.contains(Capabilities::REWRITE_OUTPUT)
+        && tool.kind == ToolKind::Mcp
+        && !outcome.is_error
+        && outcome.output.len() > REPLACE_TRIGGER_BYTES;
+    if !replaceable {
+        return None;
+    }
+    with_store(root, event, log, |store| {
+        let intent = store
+            .journal_in_categories(&event.session_id, &["prompt"], 1, 0)?
+            .pop()
+            .map(|row| row.summary);
+        let label = format!(
+            "{} output {}",
+            tool.name,
+            crate::timestamp::rfc3339_utc(crate::timestamp::now_ms() / 1_000)
+        );
+        let source = NewSource::new(
+            &label,
+            SourceKind::Execute,
+            Some(&event.session_id),
+            outcome.output.len(),
+        );
+        index_and_digest(store, source, &outcome.output, intent.as_deref(), &event.session_id)
+    })
 }
 
 /// Opens the project store and runs `work`; an error is logged and gives `None`.

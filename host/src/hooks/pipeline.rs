@@ -78,6 +78,8 @@ pub(super) fn run(
             let mut reply = reply::no_opinion(kind, &loaded.binding.native, tool);
             reply.additional_context =
                 continuity::on_event(root, &loaded.descriptor, &loaded.binding, &event, &log);
+            reply.updated_output =
+                continuity::replacement_output(root, &loaded.binding, &event, &log);
             reply
         }
     };

@@ -3,6 +3,7 @@
 //! matches. Also indexing (text, paths, memory files), the flood guard and the
 //! `ctx_index` / `ctx_search` / `ctx_purge` services.
 
+mod digest;
 mod flood;
 mod format;
 mod fuzzy;
@@ -23,6 +24,7 @@ mod tests_tools;
 
 use rusqlite::OptionalExtension;
 
+pub use digest::{cap_reply, index_and_digest, preview, preview_edges};
 pub use flood::{FLOOD_NORMAL_ENV, FLOOD_REDUCED_ENV, FLOOD_WINDOW_ENV, FloodGuard, FloodLevel};
 pub use format::{human_bytes, search_answers as format_search_answers};
 pub use indexing::{distinctive_terms, index_document};

@@ -193,7 +193,7 @@ pub async fn batch_execute(
             &answers, false, budget,
         ));
     }
-    let text = super::shape::cap_reply(text);
+    let text = crate::search::cap_reply(text);
     service.record_stats("ctx_batch_execute", raw_bytes, text.len() as u64, false);
     let none_succeeded = results
         .iter()
