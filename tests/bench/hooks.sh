@@ -17,7 +17,8 @@ mkdir -p "$HOME" "$CONTEXT_MODE_DIR" "$project/.claude"
 (yes '2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200' || true) | head -c 51200 > "$project/big.txt"
 echo '{"permissions":{"deny":["Bash(sudo *)"]}}' > "$project/.claude/settings.json"
 
-coproc SERVER { "$CM" serve; }
+# The server works on the same project as the hooks, as an agent session would.
+coproc SERVER { CONTEXT_MODE_PROJECT_DIR="$project" "$CM" serve; }
 printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' >&"${SERVER[1]}"
 read -r _ <&"${SERVER[0]}"
 

@@ -123,7 +123,16 @@ impl Store {
         conn.close().map_err(|(_, err)| StoreError::Sqlite(err))
     }
 
+    /// A PASSIVE checkpoint when the WAL has grown past STORE_CLOSE_CHECKPOINT_WAL_BYTES:
+    /// it never waits for readers or writers, and small WALs are left to the next writer
+    /// so a one-shot hook does not pay an fsync for a few rows.
     fn checkpoint(&self) {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let wal_bytes = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        if wal_bytes < crate::limits::STORE_CLOSE_CHECKPOINT_WAL_BYTES {
+            return;
+        }
         if let Err(err) = self
             .conn
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
