@@ -32,6 +32,13 @@ pub const EVENTS: &[ClaudeEvent] = &[
         claude: "PostToolUse",
         kind: EventKind::PostToolUse,
     },
+    // A tool that failed (Bash exiting non-zero, a Write to a bad path) fires this
+    // instead of PostToolUse; the journal needs it to see errors and their fixes.
+    ClaudeEvent {
+        cli: "posttoolusefailure",
+        claude: "PostToolUseFailure",
+        kind: EventKind::PostToolUse,
+    },
     ClaudeEvent {
         cli: "userpromptsubmit",
         claude: "UserPromptSubmit",
@@ -72,8 +79,12 @@ pub fn event_by_kind(kind: EventKind) -> &'static ClaudeEvent {
 }
 
 /// What Claude Code's reply to each event can express.
-fn capabilities(kind: EventKind) -> Capabilities {
-    match kind {
+fn capabilities(event: &ClaudeEvent) -> Capabilities {
+    if event.cli == "posttoolusefailure" {
+        // Claude Code takes context from it but no replacement output.
+        return Capabilities::INJECT_CONTEXT;
+    }
+    match event.kind {
         EventKind::PreToolUse => {
             Capabilities::BLOCK
                 | Capabilities::ASK
@@ -100,7 +111,7 @@ pub fn descriptor() -> Descriptor {
             .map(|event| EventBinding {
                 native: event.cli.to_owned(),
                 kind: event.kind,
-                capabilities: capabilities(event.kind),
+                capabilities: capabilities(event),
             })
             .collect(),
         env_vars: strings(&[ENV_SESSION_ID, ENV_PROJECT_DIR]),
@@ -129,7 +140,7 @@ mod tests {
     }
 
     #[test]
-    fn six_events_with_their_capabilities() {
+    fn seven_events_with_their_capabilities() {
         let d = descriptor();
         let natives: Vec<&str> = d.events.iter().map(|e| e.native.as_str()).collect();
         assert_eq!(
@@ -137,6 +148,7 @@ mod tests {
             [
                 "pretooluse",
                 "posttooluse",
+                "posttoolusefailure",
                 "userpromptsubmit",
                 "precompact",
                 "sessionstart",
@@ -156,8 +168,9 @@ mod tests {
                 .capabilities
                 .contains(Capabilities::REWRITE_OUTPUT)
         );
-        assert!(d.events[3].capabilities.is_empty());
-        assert!(d.events[5].capabilities.is_empty());
+        assert_eq!(d.events[2].capabilities, Capabilities::INJECT_CONTEXT);
+        assert!(d.events[4].capabilities.is_empty());
+        assert!(d.events[6].capabilities.is_empty());
     }
 
     #[test]

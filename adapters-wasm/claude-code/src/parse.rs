@@ -37,7 +37,15 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
         }
         EventKind::PostToolUse => {
             normalized.tool = Some(tool_call(&payload, event.claude)?);
-            normalized.outcome = Some(tool_result(&payload));
+            let mut outcome = tool_result(&payload);
+            if event.cli == "posttoolusefailure" {
+                // The failure's text comes as a top-level `error`, not a tool_response.
+                if let Some(error) = non_empty(get_str(&payload, "error")) {
+                    outcome.output = error;
+                }
+                outcome.is_error = true;
+            }
+            normalized.outcome = Some(outcome);
         }
         EventKind::UserPrompt => {
             let prompt = get_str(&payload, "prompt").ok_or_else(|| {
@@ -298,5 +306,30 @@ mod tests {
                 other => panic!("{native} {stdin:?} gave {other:?}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod failure_tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_tool_is_a_post_tool_use_with_its_error_as_output() {
+        let stdin = r#"{"session_id":"s","cwd":"/p","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npm test"},"error":"Command failed with exit code 1: 2 failing","tool_use_id":"t"}"#;
+        let event = parse(&ParseInput {
+            native_event: "posttoolusefailure".into(),
+            stdin: stdin.into(),
+            env: Vec::new(),
+            parent_pid: 1,
+        })
+        .expect("parses");
+        assert_eq!(event.kind, EventKind::PostToolUse);
+        let outcome = event.outcome.expect("outcome");
+        assert!(outcome.is_error);
+        assert_eq!(outcome.output, "Command failed with exit code 1: 2 failing");
+        assert_eq!(
+            event.tool.expect("tool").command.as_deref(),
+            Some("npm test")
+        );
     }
 }

@@ -9,7 +9,7 @@ use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
 use context_mode_sdk::{EventKind, JsonObject, replace_input_field};
 
 use crate::bindings::exports::context_mode::plugin::adapter::{Rendered, Reply, Verdict};
-use crate::describe::event_by_kind;
+use crate::describe::{event_by_cli_name, event_by_kind};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
@@ -111,8 +111,13 @@ fn context_only(reply: &Reply) -> Option<String> {
     Some(wrap(hook_event(reply).put("additionalContext", context)))
 }
 
+/// Claude's name for the event answered: the native one when known (several native
+/// events share a kind, e.g. PostToolUse and PostToolUseFailure).
 fn hook_event(reply: &Reply) -> JsonObject {
-    JsonObject::new().put("hookEventName", event_by_kind(reply.event).claude)
+    let event = event_by_cli_name(&reply.native_event)
+        .filter(|event| event.kind == reply.event)
+        .unwrap_or_else(|| event_by_kind(reply.event));
+    JsonObject::new().put("hookEventName", event.claude)
 }
 
 fn wrap(specific: JsonObject) -> String {

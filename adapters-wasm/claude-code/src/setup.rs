@@ -154,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn hooks_cover_six_events_with_the_cm_command() {
+    fn hooks_cover_seven_events_with_the_cm_command() {
         let plan = plan(&input("/usr/local/bin/cm", None));
         let hooks_edit = edit(&plan, "~/.claude/settings.json");
         assert_eq!(hooks_edit.format, ConfigFormat::Json);
@@ -167,6 +167,7 @@ mod tests {
             [
                 "PreToolUse",
                 "PostToolUse",
+                "PostToolUseFailure",
                 "UserPromptSubmit",
                 "PreCompact",
                 "SessionStart",

@@ -139,7 +139,13 @@ pub(super) fn replacement_output(
             Some(&event.session_id),
             outcome.output.len(),
         );
-        index_and_digest(store, source, &outcome.output, intent.as_deref(), &event.session_id)
+        index_and_digest(
+            store,
+            source,
+            &outcome.output,
+            intent.as_deref(),
+            &event.session_id,
+        )
     })
 }
 

@@ -32,7 +32,8 @@ pub fn index_and_digest(
         super::human_bytes(text.len() as u64)
     );
     let intent = intent.map(str::trim).filter(|i| !i.is_empty());
-    match intent.and_then(|intent| matches(store, &label, intent, session_id).map(|m| (intent, m))) {
+    match intent.and_then(|intent| matches(store, &label, intent, session_id).map(|m| (intent, m)))
+    {
         Some((intent, found)) => {
             let _ = writeln!(reply, "Parts matching \"{intent}\":\n{found}");
         }

@@ -102,10 +102,22 @@ impl Service {
         }
     }
 
-    fn digest(&self, tool: &str, what: &str, text: &str, intent: Option<&str>) -> Result<String, String> {
+    fn digest(
+        &self,
+        tool: &str,
+        what: &str,
+        text: &str,
+        intent: Option<&str>,
+    ) -> Result<String, String> {
         let label = self.source_label(tool.trim_start_matches("ctx_"), what);
         let mut store = self.store().map_err(|r| r.text)?;
-        let source = NewSource::new(&label, SourceKind::Execute, Some(&self.session_id), text.len());
-        index_and_digest(&mut store, source, text, intent, &self.session_id).map_err(|e| e.to_string())
+        let source = NewSource::new(
+            &label,
+            SourceKind::Execute,
+            Some(&self.session_id),
+            text.len(),
+        );
+        index_and_digest(&mut store, source, text, intent, &self.session_id)
+            .map_err(|e| e.to_string())
     }
 }
