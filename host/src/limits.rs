@@ -29,6 +29,14 @@ pub const CONTENT_MAX_AGE_DAYS: u64 = 14;
 pub const HOOK_TIMEOUT_MS: u64 = 5_000;
 /// The most stdin a hook reads; more is treated as bad input (fail open).
 pub const HOOK_STDIN_MAX_BYTES: usize = 32 * 1024 * 1024;
+/// How long before HOOK_TIMEOUT_MS the hook watchdog gives up, leaving time to answer and exit.
+pub const HOOK_WATCHDOG_MARGIN_MS: u64 = 750;
+/// The largest reply text an adapter may render; more is garbage.
+pub const PLUGIN_RENDERED_MAX_BYTES: usize = 4 * 1024 * 1024;
+/// The longest reason a policy may give; reasons are read by a model and must be short.
+pub const POLICY_REASON_MAX_BYTES: usize = 4_096;
+/// Large output shown without a matching intent: this many bytes of head and of tail.
+pub const PREVIEW_EDGE_BYTES: usize = 1_536;
 /// Wall-clock budget of one plugin call (epoch deadline).
 pub const PLUGIN_CALL_TIMEOUT_MS: u64 = 1_000;
 /// The epoch tick of the plugin deadline timer.

@@ -13,10 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use crate::limits::HOOK_TIMEOUT_MS;
-
-/// How long before HOOK_TIMEOUT_MS the watchdog gives up, leaving time to answer and exit.
-const HOOK_WATCHDOG_MARGIN_MS: u64 = 750;
+use crate::limits::{HOOK_TIMEOUT_MS, HOOK_WATCHDOG_MARGIN_MS};
 
 /// What the hook prints and how it exits.
 #[derive(Debug, Clone, Default)]

@@ -11,8 +11,7 @@ use super::bindings::{
 use super::engine::{PluginState, arm_deadline};
 use super::{PluginEngine, PluginError};
 
-/// The largest reply text an adapter may render; more is garbage.
-const RENDERED_MAX_BYTES: usize = 4 * 1024 * 1024;
+use crate::limits::PLUGIN_RENDERED_MAX_BYTES as RENDERED_MAX_BYTES;
 
 /// One instantiated adapter. A trap poisons the instance, so after an error the
 /// caller should not expect further calls to succeed.

@@ -8,8 +8,7 @@ use super::bindings::{Action, Decision, PolicyContext, PolicyInfo, ToolCall};
 use super::engine::{PluginState, arm_deadline};
 use super::{PluginEngine, PluginError};
 
-/// The longest reason a policy may give; reasons are read by a model and must be short.
-const REASON_MAX_BYTES: usize = 4_096;
+use crate::limits::POLICY_REASON_MAX_BYTES as REASON_MAX_BYTES;
 
 /// One instantiated routing policy.
 pub struct Policy {

@@ -10,8 +10,7 @@ use crate::chunk::{detect_format, floor_char_boundary};
 use crate::limits::OUTPUT_CAP_BYTES;
 use crate::store::{NewSource, Store, StoreError};
 
-/// Bytes of the head and of the tail shown when nothing is matched.
-const PREVIEW_EDGE_BYTES: usize = 1_536;
+use crate::limits::PREVIEW_EDGE_BYTES;
 /// Chunks returned for an intent.
 const INTENT_RESULTS: usize = 5;
 /// Searchable terms listed with indexed output.

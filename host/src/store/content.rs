@@ -553,4 +553,53 @@ mod tests {
             .expect("search");
         assert!(hits.hits.is_empty(), "the old version left both indexes");
     }
+
+    /// Large and small sources take the two paths of `index_source` (trigram texts made
+    /// on a second thread, or inline); both must file every chunk's text under its own
+    /// row in both indexes.
+    #[test]
+    fn both_indexes_point_at_the_right_chunk_for_large_and_small_sources() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
+        let chunk_bytes = 4_000;
+        for (label, chunks) in [
+            ("small", 3),
+            ("large", INDEX_PARALLEL_MIN_BYTES / chunk_bytes + 20),
+        ] {
+            let list: Vec<Chunk> = (0..chunks)
+                .map(|i| {
+                    let filler = "plain words fill the chunk ".repeat(chunk_bytes / 27);
+                    chunk(&format!("{filler} {label}Marker{i}Z {label}word{i}x"))
+                })
+                .collect();
+            let bytes = list.iter().map(|c| c.content.len()).sum();
+            store
+                .index_source(
+                    &NewSource::new(label, SourceKind::Content, Some("s"), bytes),
+                    &list,
+                )
+                .expect("index");
+            for i in [0, chunks / 2, chunks - 1] {
+                // A word (porter) and the inside of an identifier (trigram only).
+                for query in [
+                    format!("{label}word{i}x"),
+                    format!("{}Marker{i}Z", &label[2..]),
+                ] {
+                    let hits = crate::search::search(
+                        &store,
+                        &query,
+                        &crate::search::SearchOptions::new("s"),
+                    )
+                    .expect("search");
+                    let top = hits
+                        .hits
+                        .first()
+                        .unwrap_or_else(|| panic!("{query}: no hit"));
+                    assert_eq!(top.source_label, label, "{query}");
+                    assert!(top.snippet.contains(&query), "{query} → {}", top.snippet);
+                }
+            }
+        }
+        assert!(store.integrity_problems().expect("check").is_empty());
+    }
 }
