@@ -178,26 +178,7 @@ impl Store {
     /// transaction (so two hooks never both inject it), with any older unconsumed block
     /// of the session (superseded, never to be injected).
     pub fn take_state_block(&mut self, session_id: &str) -> Result<Option<StateBlock>> {
-        self.write(|tx| {
-            let block = tx
-                .query_row(
-                    "SELECT id, session_id, block, created_at, consumed_at FROM state_blocks
-                     WHERE session_id = ?1 AND consumed_at IS NULL ORDER BY id DESC LIMIT 1",
-                    [session_id],
-                    state_from_row,
-                )
-                .optional()?;
-            let Some(mut block) = block else {
-                return Ok(None);
-            };
-            let now = now_ms();
-            tx.execute(
-                "UPDATE state_blocks SET consumed_at = ?1 WHERE session_id = ?2 AND consumed_at IS NULL",
-                params![now, block.session_id],
-            )?;
-            block.consumed_at = Some(now);
-            Ok(Some(block))
-        })
+        self.take_unconsumed_block(Some(session_id))
     }
 
     /// Records that a session is active (creating its meta row on first sight).
@@ -426,12 +407,19 @@ impl Store {
     /// consumed in the same transaction: what a session that resumes under a new id
     /// takes over from the one it continues.
     pub fn take_newest_state_block(&mut self) -> Result<Option<StateBlock>> {
+        self.take_unconsumed_block(None)
+    }
+
+    /// The newest unconsumed block (of one session, or of any), and every unconsumed
+    /// block of its session marked consumed, in one write transaction.
+    fn take_unconsumed_block(&mut self, session_id: Option<&str>) -> Result<Option<StateBlock>> {
         self.write(|tx| {
             let block = tx
                 .query_row(
                     "SELECT id, session_id, block, created_at, consumed_at FROM state_blocks
-                     WHERE consumed_at IS NULL ORDER BY id DESC LIMIT 1",
-                    [],
+                     WHERE (?1 IS NULL OR session_id = ?1) AND consumed_at IS NULL
+                     ORDER BY id DESC LIMIT 1",
+                    [session_id],
                     state_from_row,
                 )
                 .optional()?;
