@@ -87,7 +87,7 @@ fn a_component_for_another_contract_version_is_refused() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("built for the plugin contract context-mode:plugin@0.9.0; this cm accepts context-mode:plugin@0.1.0"),
+        stderr.contains("built for the plugin contract context-mode:plugin@0.9.0; this cm accepts context-mode:plugin@0.2.0"),
         "{stderr}"
     );
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");

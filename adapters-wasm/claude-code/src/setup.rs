@@ -4,7 +4,8 @@
 //! - MCP server: `~/.claude.json` `mcpServers` — the user-scope file Claude
 //!   Code reads servers from (`settings.json` has no `mcpServers`);
 //! - routing instructions: a file of our own under `.claude/rules/`, which
-//!   Claude Code loads like CLAUDE.md, so the user's CLAUDE.md is never rewritten.
+//!   Claude Code loads like CLAUDE.md, so the user's CLAUDE.md is never rewritten;
+//! - status line (optional): `statusLine` in `~/.claude/settings.json`.
 
 use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;
@@ -12,7 +13,7 @@ use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::ADAPTER_ID;
 use crate::bindings::exports::context_mode::plugin::adapter::{
-    ConfigEdit, ConfigFormat, SetupInput, SetupPlan,
+    ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan,
 };
 use crate::describe::EVENTS;
 
@@ -44,8 +45,12 @@ fn matcher(kind: EventKind) -> String {
 pub fn plan(input: &SetupInput) -> SetupPlan {
     let cm = input.cm_command.trim();
     let cm = if cm.is_empty() { "cm" } else { cm };
-    let mut edits = vec![hooks_edit(cm), mcp_edit(cm)];
-    edits.push(routing_edit(input.project_dir.is_some()));
+    let edits = vec![
+        hooks_edit(cm),
+        mcp_edit(cm),
+        routing_edit(input.project_dir.is_some()),
+        status_line_edit(cm),
+    ];
     SetupPlan { edits }
 }
 
@@ -61,6 +66,7 @@ fn hooks_edit(cm: &str) -> ConfigEdit {
         hooks.put(event.claude, Value::Array(vec![group.into()]))
     });
     ConfigEdit {
+        kind: EditKind::Hooks,
         file: "~/.claude/settings.json".to_owned(),
         format: ConfigFormat::Json,
         content: to_pretty(&JsonObject::new().put("hooks", hooks).into_value()),
@@ -77,6 +83,7 @@ fn mcp_edit(cm: &str) -> ConfigEdit {
     let document =
         JsonObject::new().put("mcpServers", JsonObject::new().put("context-mode", server));
     ConfigEdit {
+        kind: EditKind::McpServer,
         file: "~/.claude.json".to_owned(),
         format: ConfigFormat::Json,
         content: to_pretty(&document.into_value()),
@@ -93,12 +100,33 @@ fn routing_edit(for_project: bool) -> ConfigEdit {
         ("~/.claude/rules/context-mode.md", "every project")
     };
     ConfigEdit {
+        kind: EditKind::Instructions,
         file: file.to_owned(),
         format: ConfigFormat::Text,
         content: ROUTING_TEXT.to_owned(),
         summary: format!(
             "Add context-mode routing instructions to Claude Code's rules for {scope}"
         ),
+        optional: true,
+    }
+}
+
+/// Claude Code runs the status-line command with the session's JSON on stdin
+/// and shows the first line it prints.
+fn status_line_edit(cm: &str) -> ConfigEdit {
+    let status_line = JsonObject::new()
+        .put("type", "command")
+        .put("command", format!("{} statusline", shell_word(cm)));
+    ConfigEdit {
+        kind: EditKind::StatusLine,
+        file: "~/.claude/settings.json".to_owned(),
+        format: ConfigFormat::Json,
+        content: to_pretty(
+            &JsonObject::new()
+                .put("statusLine", status_line)
+                .into_value(),
+        ),
+        summary: "Show context-mode's kept-out bytes in Claude Code's status line".to_owned(),
         optional: true,
     }
 }
@@ -136,6 +164,7 @@ mod tests {
         }
     }
 
+    /// The first edit of a file (the hooks edit before the status line's).
     fn edit<'a>(plan: &'a SetupPlan, file: &str) -> &'a ConfigEdit {
         plan.edits
             .iter()
@@ -239,6 +268,27 @@ mod tests {
         assert!(rules.content.contains("ctx_execute"));
         let project = plan(&input("cm", Some("/home/dev/app")));
         assert!(edit(&project, "{project}/.claude/rules/context-mode.md").optional);
+    }
+
+    #[test]
+    fn every_edit_says_what_it_registers() {
+        let plan = plan(&input("cm", None));
+        let kinds: Vec<EditKind> = plan.edits.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                EditKind::Hooks,
+                EditKind::McpServer,
+                EditKind::Instructions,
+                EditKind::StatusLine
+            ]
+        );
+        let status = &plan.edits[3];
+        assert!(status.optional);
+        assert_eq!(status.file, "~/.claude/settings.json");
+        let doc = parse_object(&status.content).unwrap();
+        assert_eq!(doc["statusLine"]["command"], "cm statusline");
+        assert_eq!(doc["statusLine"]["type"], "command");
     }
 
     #[test]

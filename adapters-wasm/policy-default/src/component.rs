@@ -33,7 +33,7 @@ impl Guest for DefaultPolicy {
     }
 }
 
-// Exported symbols carry WIT names (`…/routing-policy@0.1.0#decide`) that
+// Exported symbols carry WIT names (`…/routing-policy@0.2.0#decide`) that
 // only a wasm linker accepts; native builds keep the bindings for tests.
 #[cfg(target_arch = "wasm32")]
 export!(DefaultPolicy);

@@ -7,7 +7,7 @@
 //! wit_bindgen::generate!({
 //!     world: "adapter-plugin",
 //!     path: "../../wit",
-//!     with: { "context-mode:plugin/types@0.1.0": context_mode_sdk::types },
+//!     with: { "context-mode:plugin/types@0.2.0": context_mode_sdk::types },
 //! });
 //! ```
 //!

@@ -23,8 +23,8 @@ pub use adapter_world::context_mode::plugin::types::{
     EventKind, NormalizedEvent, SessionSource, ToolCall, ToolKind, ToolResult,
 };
 pub use adapter_world::exports::context_mode::plugin::adapter::{
-    Capabilities, ConfigEdit, ConfigFormat, Descriptor, EventBinding, ParseError, ParseInput,
-    Rendered, Reply, SetupInput, SetupPlan, Verdict,
+    Capabilities, ConfigEdit, ConfigFormat, Descriptor, EditKind, EventBinding, ParseError,
+    ParseInput, Rendered, Reply, SetupInput, SetupPlan, Verdict,
 };
 pub use policy_world::exports::context_mode::plugin::routing_policy::{
     Action, Decision, PermissionRule, PolicyContext, PolicyInfo, Rewrite, RuleEffect, RuleScope,
@@ -32,10 +32,10 @@ pub use policy_world::exports::context_mode::plugin::routing_policy::{
 
 /// The contract version this build of `cm` speaks; components built for another are refused.
 pub const WIT_PACKAGE: &str = "context-mode:plugin";
-pub const WIT_VERSION: &str = "0.1.0";
+pub const WIT_VERSION: &str = "0.2.0";
 /// Exported interface names a component of each world must have.
-pub const ADAPTER_EXPORT: &str = "context-mode:plugin/adapter@0.1.0";
-pub const POLICY_EXPORT: &str = "context-mode:plugin/routing-policy@0.1.0";
+pub const ADAPTER_EXPORT: &str = "context-mode:plugin/adapter@0.2.0";
+pub const POLICY_EXPORT: &str = "context-mode:plugin/routing-policy@0.2.0";
 
 impl From<crate::permissions::Rule> for PermissionRule {
     fn from(rule: crate::permissions::Rule) -> Self {
