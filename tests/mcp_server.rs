@@ -66,3 +66,24 @@ fn sigterm_removes_the_marker() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+#[test]
+fn a_message_over_the_size_limit_gets_an_error_and_the_server_goes_on() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    // 33 MB of content: over MCP_MESSAGE_MAX_BYTES (32 MiB) once framed.
+    let content = "x".repeat(33 * 1024 * 1024);
+    let reply = client.request(
+        "tools/call",
+        serde_json::json!({"name": "ctx_index", "arguments": {"content": content}}),
+    );
+    let message = reply["message"].as_str().unwrap_or_default();
+    assert!(message.contains("message over"), "{reply}");
+    let (text, is_error) = client.call_tool(
+        "ctx_index",
+        serde_json::json!({"content": "# After\n\nstill answering", "source": "after"}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("Indexed"), "{text}");
+    assert!(client.close().success());
+}

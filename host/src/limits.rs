@@ -29,6 +29,9 @@ pub const CONTENT_MAX_AGE_DAYS: u64 = 14;
 pub const HOOK_TIMEOUT_MS: u64 = 5_000;
 /// The most stdin a hook reads; more is treated as bad input (fail open).
 pub const HOOK_STDIN_MAX_BYTES: usize = 32 * 1024 * 1024;
+/// The longest MCP message (one JSON-RPC line) `cm serve` reads; longer ones are
+/// answered with an error. Room for an `INDEX_FILE_MAX_BYTES` document with JSON escapes.
+pub const MCP_MESSAGE_MAX_BYTES: usize = 32 * 1024 * 1024;
 /// How long before HOOK_TIMEOUT_MS the hook watchdog gives up, leaving time to answer and exit.
 pub const HOOK_WATCHDOG_MARGIN_MS: u64 = 750;
 /// The largest reply text an adapter may render; more is garbage.

@@ -4,6 +4,7 @@
 pub mod descriptions;
 mod server;
 pub mod tools;
+pub mod transport;
 
 use std::sync::Arc;
 
@@ -42,7 +43,10 @@ pub fn serve() -> anyhow::Result<()> {
         }
         let server = CmServer::new(service.clone());
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(transport::StdioTransport::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .context("MCP handshake failed")?;
         // Written after the handshake: a marker means a server that can answer tool calls.
