@@ -26,7 +26,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::limits::DOCTOR_BUDGET_MS;
+use crate::limits::{DOCTOR_BUDGET_MS, DOCTOR_SERVE_TIMEOUT_MS};
+
+/// Overrides DOCTOR_BUDGET_MS (tests on a loaded machine compile plugins in debug builds).
+pub const DOCTOR_BUDGET_ENV: &str = "CONTEXT_MODE_DOCTOR_BUDGET_MS";
 
 pub use mask::Masker;
 pub use render::{render_markdown, render_table};
@@ -94,6 +97,8 @@ pub struct DoctorOptions {
     pub project_dir: PathBuf,
     /// The `cm` executable to self-test with `serve`; `None` skips the self-test.
     pub serve_exe: Option<PathBuf>,
+    /// Slow checks that have not answered by then are reported as unfinished.
+    pub budget: Duration,
 }
 
 impl DoctorOptions {
@@ -102,8 +107,19 @@ impl DoctorOptions {
         DoctorOptions {
             project_dir: crate::mcp::project_dir(),
             serve_exe: std::env::current_exe().ok(),
+            budget: budget_from_env(),
         }
     }
+}
+
+/// DOCTOR_BUDGET_MS, or the number in `CONTEXT_MODE_DOCTOR_BUDGET_MS`.
+pub fn budget_from_env() -> Duration {
+    let ms = std::env::var(DOCTOR_BUDGET_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|ms| *ms > 0)
+        .unwrap_or(DOCTOR_BUDGET_MS);
+    Duration::from_millis(ms)
 }
 
 /// The finished report: every row, masked.
@@ -141,7 +157,12 @@ type Slow = (String, Box<dyn FnOnce() -> Vec<Check> + Send>);
 /// registrations of `cm setup`). Every row is masked before it is returned.
 pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     let started = Instant::now();
-    let deadline = started + Duration::from_millis(DOCTOR_BUDGET_MS);
+    let deadline = started + opts.budget;
+    // The self-test keeps the same margin under the budget when the budget is raised.
+    let serve_limit =
+        Duration::from_millis(DOCTOR_SERVE_TIMEOUT_MS).max(opts.budget.saturating_sub(
+            Duration::from_millis(DOCTOR_BUDGET_MS - DOCTOR_SERVE_TIMEOUT_MS),
+        ));
     let root = crate::paths::data_root();
     let root_ok = root.as_ref().ok().cloned();
 
@@ -153,7 +174,7 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
         let project = opts.project_dir.clone();
         slow.push((
             "cm serve self-test".to_string(),
-            Box::new(move || vec![serve::self_test(&exe, &project)]),
+            Box::new(move || vec![serve::self_test(&exe, &project, serve_limit)]),
         ));
     }
     for (name, check) in runtimes::checks(deadline) {
@@ -201,7 +222,10 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
         let rows = rows.unwrap_or_else(|| {
             vec![Check::warn(
                 name.as_str(),
-                format!("did not answer within the doctor's {DOCTOR_BUDGET_MS} ms budget"),
+                format!(
+                    "did not answer within the doctor's {} ms budget",
+                    opts.budget.as_millis()
+                ),
                 None,
             )]
         });

@@ -148,8 +148,8 @@ mod tests {
             "{}",
             lines[2]
         );
-        assert_eq!(lines[3].trim_start(), "cannot run ruby code here at all");
-        assert_eq!(lines[3].find("cannot"), lines[2].find("not available"));
+        assert_eq!(lines[3].trim_start(), "run ruby code here at all");
+        assert_eq!(lines[3].find("run ruby"), lines[2].find("not available"));
         assert_eq!(
             lines.last().copied(),
             Some("cm 9.9.9: 1 passed, 1 warnings, 1 failures (12 ms)")

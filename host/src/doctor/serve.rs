@@ -9,7 +9,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::Check;
-use crate::limits::DOCTOR_SERVE_TIMEOUT_MS;
 
 const SELF_TEST: &str = "cm serve self-test";
 const READINESS: &str = "live server";
@@ -34,9 +33,9 @@ pub fn readiness(root: Option<&Path>) -> Check {
 }
 
 /// Runs `exe serve` like an agent would and reports the round trip.
-pub fn self_test(exe: &Path, project_dir: &Path) -> Check {
+pub fn self_test(exe: &Path, project_dir: &Path, limit: Duration) -> Check {
     let started = Instant::now();
-    let deadline = started + Duration::from_millis(DOCTOR_SERVE_TIMEOUT_MS);
+    let deadline = started + limit;
     let mut command = Command::new(exe);
     command
         .arg("serve")
@@ -56,7 +55,7 @@ pub fn self_test(exe: &Path, project_dir: &Path) -> Check {
             );
         }
     };
-    let outcome = converse(&mut child, deadline);
+    let outcome = converse(&mut child, deadline, limit);
     let exited = wait_until(&mut child, deadline);
     let stderr_tail = child
         .stderr
@@ -85,7 +84,8 @@ pub fn self_test(exe: &Path, project_dir: &Path) -> Check {
         (Ok(_), false) => Check::fail(
             SELF_TEST,
             format!(
-                "answered, but did not exit within {DOCTOR_SERVE_TIMEOUT_MS} ms of stdin closing (agents would leave orphan servers)"
+                "answered, but did not exit within {} ms of starting, after stdin closed (agents would leave orphan servers)",
+                limit.as_millis()
             ),
             Some(DEBUG_FIX.into()),
         ),
@@ -106,7 +106,7 @@ pub fn self_test(exe: &Path, project_dir: &Path) -> Check {
 
 /// The handshake and tools/list; answers the milliseconds from spawn to the list.
 /// Closes the child's stdin before returning.
-fn converse(child: &mut Child, deadline: Instant) -> Result<u128, String> {
+fn converse(child: &mut Child, deadline: Instant, limit: Duration) -> Result<u128, String> {
     let started = Instant::now();
     let mut stdin = child.stdin.take().ok_or("no stdin pipe")?;
     let stdout = child.stdout.take().ok_or("no stdout pipe")?;
@@ -133,7 +133,7 @@ fn converse(child: &mut Child, deadline: Instant) -> Result<u128, String> {
             "clientInfo": { "name": "cm-doctor", "version": env!("CARGO_PKG_VERSION") }
         }
     }))?;
-    let init = reply(&lines, 1, deadline, "initialize")?;
+    let init = reply(&lines, 1, deadline, limit, "initialize")?;
     if init
         .get("result")
         .and_then(|r| r.get("serverInfo"))
@@ -146,7 +146,7 @@ fn converse(child: &mut Child, deadline: Instant) -> Result<u128, String> {
     }
     send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))?;
-    let list = reply(&lines, 2, deadline, "tools/list")?;
+    let list = reply(&lines, 2, deadline, limit, "tools/list")?;
     let round_trip_ms = started.elapsed().as_millis();
     drop(send);
     drop(stdin);
@@ -176,6 +176,7 @@ fn reply(
     lines: &mpsc::Receiver<String>,
     id: u64,
     deadline: Instant,
+    limit: Duration,
     what: &str,
 ) -> Result<serde_json::Value, String> {
     loop {
@@ -183,9 +184,7 @@ fn reply(
         let line = match lines.recv_timeout(left) {
             Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(format!(
-                    "no {what} reply within {DOCTOR_SERVE_TIMEOUT_MS} ms"
-                ));
+                return Err(format!("no {what} reply within {} ms", limit.as_millis()));
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(format!("the server exited before answering {what}"));
