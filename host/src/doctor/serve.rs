@@ -148,7 +148,6 @@ fn converse(child: &mut Child, deadline: Instant, limit: Duration) -> Result<u12
     send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))?;
     let list = reply(&lines, 2, deadline, limit, "tools/list")?;
     let round_trip_ms = started.elapsed().as_millis();
-    drop(send);
     drop(stdin);
     let listed: Vec<&str> = list
         .pointer("/result/tools")
