@@ -3,6 +3,7 @@
 
 pub mod chunk;
 pub mod cli;
+pub mod doctor;
 pub mod fetch;
 pub mod hooks;
 pub mod journal;

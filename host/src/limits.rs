@@ -123,3 +123,14 @@ pub const INDEX_FILE_MAX_BYTES: usize = 8 * 1024 * 1024;
 /// A document at least this large has its trigram texts made on a second thread while
 /// the first pass stores it; below it, starting a thread costs more than it saves.
 pub const INDEX_PARALLEL_MIN_BYTES: usize = 256 * 1024;
+
+/// `cm doctor`: every check has answered by then, or is reported as not finished.
+pub const DOCTOR_BUDGET_MS: u64 = 1_800;
+/// `cm doctor`: the `cm serve` self-test (spawn, handshake, tools/list, exit).
+pub const DOCTOR_SERVE_TIMEOUT_MS: u64 = 1_500;
+/// `cm doctor`: one runtime's version probe (e.g. `ruby --version`).
+pub const DOCTOR_VERSION_PROBE_TIMEOUT_MS: u64 = 1_200;
+/// `cm doctor`: hook errors younger than this are reported.
+pub const DOCTOR_HOOK_ERRORS_WINDOW_MS: u64 = 24 * 60 * 60 * 1_000;
+/// `cm doctor`: bytes read from the end of `hook-errors.log`.
+pub const DOCTOR_HOOK_LOG_TAIL_BYTES: u64 = 64 * 1024;

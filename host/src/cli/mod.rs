@@ -1,5 +1,6 @@
 //! The command line: parses arguments and hands each command to its service.
 
+mod doctor;
 mod knowledge;
 mod plugin;
 
@@ -38,6 +39,9 @@ enum Command {
     Index(knowledge::IndexArgs),
     /// Search the project's knowledge base.
     Search(knowledge::SearchArgs),
+    /// Check the installation: SQLite, data root, runtimes, plugins, the MCP server.
+    /// Exits 1 when a check fails.
+    Doctor(doctor::DoctorArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -60,6 +64,7 @@ pub fn main() -> ExitCode {
         Command::Plugin { command } => plugin::run(command),
         Command::Index(args) => knowledge::index(args),
         Command::Search(args) => knowledge::search(args),
+        Command::Doctor(args) => return doctor::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -111,6 +111,19 @@ EXAMPLE:
 - {}
 - {\"seq\": 42}";
 
+pub const CTX_DOCTOR: &str = "\
+Check this context-mode installation and show how to fix what is wrong.
+WHEN:
+- A ctx_* tool fails in a way that points at the setup: a missing runtime, a database error, a plugin error
+- The user asks whether context-mode is installed and working
+WHEN NOT:
+- Debugging the user's own code or tests: use ctx_execute
+RETURNS:
+- A table with one row per check (version, SQLite + FTS5, data root, project database, runtimes, plugins, .cwasm cache, hook errors, a cm serve self-test), each PASS, WARN or FAIL with a detail and the command that fixes it
+- Secrets are masked and the home directory is shown as ~; nothing is changed
+EXAMPLE:
+- {}";
+
 /// Why a description breaks the contract, if it does.
 pub fn contract_violations(tool: &str, description: &str) -> Vec<String> {
     let mut problems = Vec::new();
@@ -201,6 +214,7 @@ mod tests {
         ("ctx_fetch_and_index", CTX_FETCH_AND_INDEX),
         ("ctx_purge", CTX_PURGE),
         ("ctx_resume", CTX_RESUME),
+        ("ctx_doctor", CTX_DOCTOR),
     ];
 
     #[test]

@@ -46,6 +46,10 @@ pub struct RuntimeSpec {
     pub source: SourceRules,
     #[serde(default)]
     pub file: FileRules,
+    /// How to install the language, by package manager (`apt`, `dnf`, `brew`, `other`);
+    /// `cm doctor` shows the one that fits this machine.
+    #[serde(default)]
+    pub install: BTreeMap<String, String>,
 }
 
 /// One program that can run the language, in order of preference.
@@ -60,6 +64,9 @@ pub struct Candidate {
     pub extension: Option<String>,
     #[serde(default)]
     pub probe: Option<Probe>,
+    /// argv that prints the version, for `cm doctor` (default `{cmd} --version`).
+    #[serde(default)]
+    pub version: Option<Vec<String>>,
 }
 
 /// A check run once, lazily, before a candidate is trusted (e.g. a minimum version).

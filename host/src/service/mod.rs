@@ -2,6 +2,7 @@
 //! the project store, the sandbox, the flood guard and the plugin engine. The MCP layer
 //! parses arguments and calls in here; this layer calls the store, sandbox and fetcher.
 
+mod doctor;
 mod execute;
 mod guard;
 mod knowledge;
@@ -17,6 +18,7 @@ use crate::sandbox::{Runtimes, Sandbox};
 use crate::search::FloodGuard;
 use crate::store::Store;
 
+pub use doctor::{DoctorParams, doctor};
 pub use execute::{batch_execute, execute, execute_file};
 pub use knowledge::{fetch_and_index, index, purge, search};
 pub use resume::{ResumeParams, resume};

@@ -1,0 +1,199 @@
+//! The data root (`CONTEXT_MODE_DIR` or `~/.context-mode`): valid, writable, and the
+//! project's database inside it opens and passes SQLite's integrity checks.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{Check, shell_path};
+use crate::paths::{DATA_DIR_ENV, DataRootError};
+
+const ROOT: &str = "data root";
+const DATABASE: &str = "project database";
+
+pub fn checks(root: &Result<PathBuf, DataRootError>, project_dir: &Path) -> Vec<Check> {
+    match root {
+        Ok(root) => vec![root_check(root), database_check(root, project_dir)],
+        Err(err) => vec![
+            invalid_root(err),
+            Check::warn(DATABASE, "not checked: no usable data root", None),
+        ],
+    }
+}
+
+fn invalid_root(err: &DataRootError) -> Check {
+    match err {
+        DataRootError::Relative(value) => {
+            let absolute = std::env::current_dir()
+                .map(|cwd| cwd.join(value))
+                .unwrap_or_else(|_| PathBuf::from("/absolute/path"));
+            Check::fail(
+                ROOT,
+                format!(
+                    "{DATA_DIR_ENV}={value:?} is relative; it must be an absolute path (cm serve and hooks refuse it)"
+                ),
+                Some(format!(
+                    "export {DATA_DIR_ENV}={}   # or: unset {DATA_DIR_ENV}",
+                    shell_path(&absolute)
+                )),
+            )
+        }
+        DataRootError::NoHome => Check::fail(
+            ROOT,
+            format!("HOME is not set and neither is {DATA_DIR_ENV}"),
+            Some(format!("export {DATA_DIR_ENV}=/absolute/path")),
+        ),
+    }
+}
+
+fn root_check(root: &Path) -> Check {
+    let source = match std::env::var(DATA_DIR_ENV) {
+        Ok(value) if !value.trim().is_empty() => format!("from {DATA_DIR_ENV}"),
+        Ok(_) => format!("the default; {DATA_DIR_ENV} is blank, so unset"),
+        Err(_) => "the default".to_string(),
+    };
+    // An absent root is made on first use: its nearest existing ancestor must be writable.
+    let probe_dir = root
+        .ancestors()
+        .find(|dir| dir.is_dir())
+        .unwrap_or(root)
+        .to_path_buf();
+    match write_probe(&probe_dir) {
+        Ok(()) if probe_dir == root => {
+            Check::pass(ROOT, format!("{} ({source}), writable", root.display()))
+        }
+        Ok(()) => Check::pass(
+            ROOT,
+            format!(
+                "{} ({source}) does not exist yet; made on first use ({} is writable)",
+                root.display(),
+                probe_dir.display()
+            ),
+        ),
+        Err(err) => Check::fail(
+            ROOT,
+            format!("{} ({source}) is not writable: {err}", probe_dir.display()),
+            Some(format!("chmod u+rwx {}", shell_path(&probe_dir))),
+        ),
+    }
+}
+
+/// Creates, writes and removes a file of our own in `dir`.
+fn write_probe(dir: &Path) -> std::io::Result<()> {
+    let path = dir.join(format!(".cm-doctor-{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(b"cm doctor\n"));
+    let removed = std::fs::remove_file(&path);
+    written.and(removed)
+}
+
+fn database_check(root: &Path, project_dir: &Path) -> Check {
+    let db = crate::paths::project_db(root, project_dir);
+    if !db.exists() {
+        return Check::pass(
+            DATABASE,
+            format!(
+                "none yet for {} (created on first use)",
+                project_dir.display()
+            ),
+        );
+    }
+    let move_aside = Some(format!(
+        "mv {} {}   # cm builds a fresh database on next use",
+        shell_path(&db),
+        shell_path(&db.with_extension("db.bad"))
+    ));
+    let store = match crate::store::Store::open_path(&db) {
+        Ok(store) => store,
+        Err(err) => {
+            return Check::fail(DATABASE, format!("{}: {err}", db.display()), move_aside);
+        }
+    };
+    match store.integrity_problems() {
+        Ok(problems) if problems.is_empty() => {
+            let size = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0);
+            Check::pass(
+                DATABASE,
+                format!(
+                    "{} ({} KB, schema v{}), integrity ok",
+                    db.display(),
+                    size.div_ceil(1024),
+                    crate::store::SCHEMA_VERSION
+                ),
+            )
+        }
+        Ok(problems) => Check::fail(
+            DATABASE,
+            format!(
+                "{} fails its integrity check: {}",
+                db.display(),
+                problems
+                    .iter()
+                    .take(2)
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            move_aside,
+        ),
+        Err(err) => Check::fail(
+            DATABASE,
+            format!("{}: integrity check failed to run: {err}", db.display()),
+            move_aside,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doctor::Status;
+
+    #[test]
+    fn a_relative_root_fails_with_an_absolute_export() {
+        let rows = checks(
+            &Err(DataRootError::Relative("rel/data".into())),
+            Path::new("/nonexistent"),
+        );
+        assert_eq!(rows[0].status, Status::Fail);
+        let fix = rows[0].fix.clone().unwrap_or_default();
+        assert!(fix.starts_with("export CONTEXT_MODE_DIR=/"), "{fix}");
+        assert!(
+            fix.contains("rel/data   # or: unset CONTEXT_MODE_DIR"),
+            "{fix}"
+        );
+        assert_eq!(rows[1].status, Status::Warn);
+    }
+
+    #[test]
+    fn an_existing_database_is_opened_and_checked() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let project = tempfile::tempdir().expect("project");
+        let rows = checks(&Ok(root.path().to_path_buf()), project.path());
+        assert_eq!(rows[0].status, Status::Pass, "{}", rows[0].detail);
+        assert!(
+            rows[1].detail.contains("created on first use"),
+            "{}",
+            rows[1].detail
+        );
+        drop(crate::store::Store::open(root.path(), project.path()).expect("store"));
+        let rows = checks(&Ok(root.path().to_path_buf()), project.path());
+        assert_eq!(rows[1].status, Status::Pass, "{}", rows[1].detail);
+        assert!(
+            rows[1].detail.ends_with("integrity ok"),
+            "{}",
+            rows[1].detail
+        );
+    }
+
+    #[test]
+    fn a_missing_root_reports_the_writable_ancestor() {
+        let base = tempfile::tempdir().expect("tempdir");
+        let row = root_check(&base.path().join("a/b"));
+        assert_eq!(row.status, Status::Pass);
+        assert!(row.detail.contains("does not exist yet"), "{}", row.detail);
+        assert_eq!(std::fs::read_dir(base.path()).expect("dir").count(), 0);
+    }
+}

@@ -1,0 +1,262 @@
+//! `cm doctor` / `ctx_doctor`: one row per check (PASS / WARN / FAIL), each with a detail
+//! and, when something is wrong, the exact command that fixes it.
+//!
+//! Checks are grouped by area, one file each. The slow ones (the `cm serve` self-test,
+//! runtime version probes, plugin loads) run on their own threads and are collected
+//! until DOCTOR_BUDGET_MS; a check that has not answered by then is a WARN row, so the
+//! whole doctor stays under two seconds. Doctor never deletes or repairs anything.
+//!
+//! Rows from outside this module (the per-agent rows of `cm setup`) come in through
+//! the `extra` argument of [`run`] and are masked and rendered like the others.
+
+mod cache;
+mod data_root;
+mod hook_log;
+mod mask;
+mod plugins;
+mod render;
+mod runtimes;
+mod serve;
+mod sqlite;
+mod version;
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::limits::{DOCTOR_BUDGET_MS, DOCTOR_SERVE_TIMEOUT_MS};
+
+/// Overrides DOCTOR_BUDGET_MS (tests on a loaded machine compile plugins in debug builds).
+pub const DOCTOR_BUDGET_ENV: &str = "CONTEXT_MODE_DOCTOR_BUDGET_MS";
+
+pub use mask::Masker;
+pub use render::{render_markdown, render_table};
+
+/// The verdict of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    Pass,
+    Warn,
+    Fail,
+}
+
+impl Status {
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Warn => "WARN",
+            Status::Fail => "FAIL",
+        }
+    }
+}
+
+/// One row of the report. `fix` is a command the user can paste, when there is one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    pub name: String,
+    pub status: Status,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+impl Check {
+    pub fn pass(name: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(name, Status::Pass, detail, None)
+    }
+
+    pub fn warn(name: impl Into<String>, detail: impl Into<String>, fix: Option<String>) -> Self {
+        Self::new(name, Status::Warn, detail, fix)
+    }
+
+    pub fn fail(name: impl Into<String>, detail: impl Into<String>, fix: Option<String>) -> Self {
+        Self::new(name, Status::Fail, detail, fix)
+    }
+
+    pub fn new(
+        name: impl Into<String>,
+        status: Status,
+        detail: impl Into<String>,
+        fix: Option<String>,
+    ) -> Self {
+        Check {
+            name: name.into(),
+            status,
+            detail: detail.into(),
+            fix,
+        }
+    }
+}
+
+/// What to check and where.
+#[derive(Debug, Clone)]
+pub struct DoctorOptions {
+    /// The project whose database is checked.
+    pub project_dir: PathBuf,
+    /// The `cm` executable to self-test with `serve`; `None` skips the self-test.
+    pub serve_exe: Option<PathBuf>,
+    /// Slow checks that have not answered by then are reported as unfinished.
+    pub budget: Duration,
+}
+
+impl DoctorOptions {
+    /// The project of this process (as `cm serve` determines it) and this executable.
+    pub fn current() -> Self {
+        DoctorOptions {
+            project_dir: crate::mcp::project_dir(),
+            serve_exe: std::env::current_exe().ok(),
+            budget: budget_from_env(),
+        }
+    }
+}
+
+/// DOCTOR_BUDGET_MS, or the number in `CONTEXT_MODE_DOCTOR_BUDGET_MS`.
+pub fn budget_from_env() -> Duration {
+    let ms = std::env::var(DOCTOR_BUDGET_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|ms| *ms > 0)
+        .unwrap_or(DOCTOR_BUDGET_MS);
+    Duration::from_millis(ms)
+}
+
+/// The finished report: every row, masked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub version: String,
+    pub checks: Vec<Check>,
+    /// Wall-clock time of the whole doctor run.
+    pub elapsed_ms: u64,
+}
+
+impl Report {
+    /// The worst status of any row.
+    pub fn worst(&self) -> Status {
+        self.checks
+            .iter()
+            .map(|c| c.status)
+            .max()
+            .unwrap_or(Status::Pass)
+    }
+
+    pub fn has_failures(&self) -> bool {
+        self.worst() == Status::Fail
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+/// A check that runs on its own thread; it answers with one or more rows.
+type Slow = (String, Box<dyn FnOnce() -> Vec<Check> + Send>);
+
+/// Runs every check and appends `extra` (rows from other modules, e.g. the agent
+/// registrations of `cm setup`). Every row is masked before it is returned.
+pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
+    let started = Instant::now();
+    let deadline = started + opts.budget;
+    // The self-test keeps the same margin under the budget when the budget is raised.
+    let serve_limit =
+        Duration::from_millis(DOCTOR_SERVE_TIMEOUT_MS).max(opts.budget.saturating_sub(
+            Duration::from_millis(DOCTOR_BUDGET_MS - DOCTOR_SERVE_TIMEOUT_MS),
+        ));
+    let root = crate::paths::data_root();
+    let root_ok = root.as_ref().ok().cloned();
+
+    // Read before the self-test starts: its child server writes a marker of its own.
+    let readiness = serve::readiness(root_ok.as_deref());
+
+    let mut slow: Vec<Slow> = Vec::new();
+    if let Some(exe) = opts.serve_exe.clone() {
+        let project = opts.project_dir.clone();
+        slow.push((
+            "cm serve self-test".to_string(),
+            Box::new(move || vec![serve::self_test(&exe, &project, serve_limit)]),
+        ));
+    }
+    for (name, check) in runtimes::checks(deadline) {
+        slow.push((name, check));
+    }
+    {
+        let root = root_ok.clone();
+        slow.push((
+            "plugins".to_string(),
+            Box::new(move || plugins::checks(root.as_deref())),
+        ));
+    }
+    let (sender, receiver) = mpsc::channel::<(usize, Vec<Check>)>();
+    let names: Vec<String> = slow.iter().map(|(name, _)| name.clone()).collect();
+    for (index, (name, check)) in slow.into_iter().enumerate() {
+        let sender = sender.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("cm-doctor-{index}"))
+            .spawn(move || {
+                let _ = sender.send((index, check()));
+            });
+        if let Err(err) = spawned {
+            tracing::warn!("doctor cannot start the {name} check: {err}");
+        }
+    }
+    drop(sender);
+
+    let mut checks = vec![version::check(), sqlite::check()];
+    checks.extend(data_root::checks(&root, &opts.project_dir));
+    checks.push(hook_log::check(root_ok.as_deref()));
+    checks.push(readiness);
+
+    let mut slow_rows: Vec<Option<Vec<Check>>> = vec![None; names.len()];
+    while slow_rows.iter().any(Option::is_none) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match receiver.recv_timeout(left) {
+            Ok((index, rows)) => slow_rows[index] = Some(rows),
+            Err(_) => break,
+        }
+    }
+    let mut runtime_rows = Vec::new();
+    let mut other_rows = Vec::new();
+    for (index, rows) in slow_rows.into_iter().enumerate() {
+        let name = &names[index];
+        let rows = rows.unwrap_or_else(|| {
+            vec![Check::warn(
+                name.as_str(),
+                format!(
+                    "did not answer within the doctor's {} ms budget",
+                    opts.budget.as_millis()
+                ),
+                None,
+            )]
+        });
+        if name.starts_with("runtime ") {
+            runtime_rows.extend(rows);
+        } else {
+            other_rows.extend(rows);
+        }
+    }
+    checks.extend(other_rows);
+    checks.extend(runtime_rows);
+    checks.extend(extra);
+
+    let masker = Masker::from_env();
+    let checks = checks.into_iter().map(|c| masker.check(c)).collect();
+    Report {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        checks,
+        elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+/// A path as shown in a fix command: single-quoted for the shell when it needs it.
+pub(crate) fn shell_path(path: &std::path::Path) -> String {
+    let text = path.display().to_string();
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+~".contains(c))
+    {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}

@@ -1,0 +1,264 @@
+//! One row per sandbox language: the program that runs it and its version, or how to
+//! install it. Each language is probed on its own thread (see `super::run`).
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::Check;
+use crate::limits::DOCTOR_VERSION_PROBE_TIMEOUT_MS;
+use crate::sandbox::catalog::{self, RuntimeSpec};
+use crate::sandbox::detect::Runtimes;
+
+/// A language check to run on its own thread.
+pub type RuntimeCheck = Box<dyn FnOnce() -> Vec<Check> + Send>;
+
+/// The row name of a language.
+pub fn row_name(language: &str) -> String {
+    format!("runtime {language}")
+}
+
+/// One check per known language (embedded and `<data root>/runtimes/*.toml`).
+pub fn checks(deadline: Instant) -> Vec<(String, RuntimeCheck)> {
+    let user_dir = crate::paths::data_root()
+        .ok()
+        .map(|root| root.join("runtimes"));
+    let specs = catalog::load(user_dir.as_deref());
+    let path = std::env::var_os("PATH");
+    let runtimes = Arc::new(Runtimes::from_specs(specs.clone(), path.as_deref()));
+    let path = Arc::new(path.unwrap_or_default());
+    specs
+        .into_iter()
+        .map(|spec| {
+            let name = row_name(&spec.name);
+            let runtimes = runtimes.clone();
+            let path = path.clone();
+            let check: RuntimeCheck =
+                Box::new(move || vec![language_check(&runtimes, &spec, &path, deadline)]);
+            (name, check)
+        })
+        .collect()
+}
+
+fn language_check(
+    runtimes: &Runtimes,
+    spec: &RuntimeSpec,
+    path: &OsStr,
+    deadline: Instant,
+) -> Check {
+    let name = row_name(&spec.name);
+    match runtimes.resolve(&spec.name) {
+        Ok(resolved) => {
+            let command = &resolved.candidate().command;
+            let argv = resolved
+                .candidate()
+                .version
+                .clone()
+                .unwrap_or_else(|| vec!["{cmd}".into(), "--version".into()]);
+            let limit = Duration::from_millis(DOCTOR_VERSION_PROBE_TIMEOUT_MS)
+                .min(deadline.saturating_duration_since(Instant::now()));
+            let version = version_of(&argv, &resolved.program, command, limit)
+                .unwrap_or_else(|| "version unknown".into());
+            Check::pass(
+                name,
+                format!("{command} {version} ({})", resolved.program.display()),
+            )
+        }
+        Err(_) => {
+            let tried: Vec<&str> = spec.candidates.iter().map(|c| c.command.as_str()).collect();
+            Check::warn(
+                name,
+                format!(
+                    "not available: none of {} found on PATH (or a version check failed); ctx_execute cannot run {}",
+                    tried.join(", "),
+                    spec.name
+                ),
+                install_hint(&spec.install, path, std::env::consts::OS),
+            )
+        }
+    }
+}
+
+/// The install command that fits this machine: the package manager found on `PATH`,
+/// else the platform's usual one, else the generic one.
+pub fn install_hint(install: &BTreeMap<String, String>, path: &OsStr, os: &str) -> Option<String> {
+    let on_path = |program: &str| {
+        std::env::split_paths(path)
+            .any(|dir| !dir.as_os_str().is_empty() && dir.join(program).is_file())
+    };
+    let found = [("apt", "apt-get"), ("dnf", "dnf"), ("brew", "brew")]
+        .into_iter()
+        .find(|(key, program)| install.contains_key(*key) && on_path(program))
+        .map(|(key, _)| key);
+    let usual = match os {
+        "macos" => "brew",
+        _ => "apt",
+    };
+    found
+        .and_then(|key| install.get(key))
+        .or_else(|| install.get(usual))
+        .or_else(|| install.get("other"))
+        .or_else(|| install.values().next())
+        .cloned()
+}
+
+/// The version a runtime reports, e.g. `3.1.2`, within `limit`.
+fn version_of(argv: &[String], program: &Path, command: &str, limit: Duration) -> Option<String> {
+    let argv: Vec<String> = argv
+        .iter()
+        .map(|a| a.replace("{cmd}", &program.to_string_lossy()))
+        .collect();
+    let (first, rest) = argv.split_first()?;
+    let text = run_bounded(Command::new(first).args(rest), limit)?;
+    pick_version(&text, command)
+}
+
+/// stdout and stderr of a command that finished within `limit` (killed otherwise).
+/// Version output is a few lines, far below a pipe's buffer, so reading after exit
+/// cannot deadlock.
+fn run_bounded(command: &mut Command, limit: Duration) -> Option<String> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut text = String::new();
+    child.stdout.take()?.read_to_string(&mut text).ok()?;
+    let mut err = String::new();
+    let _ = child.stderr.take()?.read_to_string(&mut err);
+    text.push('\n');
+    text.push_str(&err);
+    Some(text)
+}
+
+/// The first `N.N(.N)*` of the line naming the command (else of the first line that has
+/// one): `Elixir 1.14.0 (compiled with Erlang/OTP 24)` → `1.14.0`.
+fn pick_version(text: &str, command: &str) -> Option<String> {
+    let command = command.to_ascii_lowercase();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| first_version(l).is_some())
+        .collect();
+    let line = lines
+        .iter()
+        .find(|l| l.to_ascii_lowercase().contains(&command))
+        .or_else(|| lines.first())?;
+    first_version(line)
+}
+
+fn first_version(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_digit()) {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                i += 1;
+            }
+            let candidate = line[start..i].trim_end_matches('.');
+            if candidate.contains('.') {
+                return Some(candidate.to_string());
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_found_in_real_outputs() {
+        let cases = [
+            (
+                "ruby 3.1.2p20 (2022-04-12 revision 4491bb740a) [x86_64-linux-gnu]",
+                "ruby",
+                "3.1.2",
+            ),
+            ("v20.20.2", "node", "20.20.2"),
+            ("go version go1.19.8 linux/amd64", "go", "1.19.8"),
+            (
+                "\nThis is perl 5, version 36, subversion 0 (v5.36.0) built for x86_64",
+                "perl",
+                "5.36.0",
+            ),
+            (
+                "Erlang/OTP 25 [erts-13.1.5] [source]\n\nElixir 1.14.0 (compiled with Erlang/OTP 24)",
+                "elixir",
+                "1.14.0",
+            ),
+            ("tsx v4.23.15\nnode v20.20.2", "tsx", "4.23.15"),
+            (
+                "Rscript (R) version 4.2.2 Patched (2022-11-10 r83330)",
+                "Rscript",
+                "4.2.2",
+            ),
+        ];
+        for (text, command, expected) in cases {
+            assert_eq!(
+                pick_version(text, command).as_deref(),
+                Some(expected),
+                "{text}"
+            );
+        }
+        assert_eq!(pick_version("no digits", "x"), None);
+    }
+
+    #[test]
+    fn the_install_hint_follows_the_package_manager_on_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let install: BTreeMap<String, String> = [
+            ("apt", "sudo apt-get install -y ruby"),
+            ("brew", "brew install ruby"),
+            ("dnf", "sudo dnf install -y ruby"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let empty = dir.path().as_os_str();
+        assert_eq!(
+            install_hint(&install, empty, "linux").as_deref(),
+            Some("sudo apt-get install -y ruby")
+        );
+        assert_eq!(
+            install_hint(&install, empty, "macos").as_deref(),
+            Some("brew install ruby")
+        );
+        std::fs::write(dir.path().join("dnf"), "").expect("write");
+        assert_eq!(
+            install_hint(&install, empty, "linux").as_deref(),
+            Some("sudo dnf install -y ruby")
+        );
+        assert_eq!(install_hint(&BTreeMap::new(), empty, "linux"), None);
+    }
+
+    #[test]
+    fn every_embedded_language_says_how_to_install_it() {
+        for spec in catalog::embedded() {
+            assert!(
+                !spec.install.is_empty(),
+                "runtimes/{}.toml has no [install]",
+                spec.name
+            );
+        }
+    }
+}
