@@ -32,8 +32,10 @@ mod tests {
             row.detail
         );
         assert!(
-            row.detail
-                .contains("context-mode:plugin@0.1.0 (adapter / routing-policy)"),
+            row.detail.contains(&format!(
+                "context-mode:plugin@{} (adapter / routing-policy)",
+                crate::plugins::bindings::WIT_VERSION
+            )),
             "{}",
             row.detail
         );
