@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod golden;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};

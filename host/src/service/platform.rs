@@ -27,6 +27,12 @@ impl Service {
                 id: descriptor.id.clone(),
                 ctx_tool_prefix: descriptor.ctx_tool_prefix.clone(),
             });
+            // The session row names its agent, for stats and reports per platform.
+            if let Ok(mut store) = self.store()
+                && let Err(err) = store.touch_session(&self.session_id, Some(&descriptor.id))
+            {
+                tracing::warn!("cannot record the session's platform: {err}");
+            }
         } else {
             tracing::info!("no adapter claims MCP client {client_name:?}");
         }
