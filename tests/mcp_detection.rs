@@ -1,37 +1,34 @@
 //! Platform detection by a real `cm serve`: the MCP client's `clientInfo.name`, else an
-//! environment marker, else `CONTEXT_MODE_PLATFORM`. The detected platform is recorded
-//! on the server's session row in the project store.
+//! environment marker, else `CONTEXT_MODE_PLATFORM`. The server logs the host it
+//! detected (`CM_LOG=info`) on the first tool call, when detection runs.
 
 mod common;
 
-use std::path::PathBuf;
+use std::process::Stdio;
 
 use common::{McpClient, Sandbox};
 
-fn project_database(sandbox: &Sandbox) -> PathBuf {
-    std::fs::read_dir(sandbox.root.join("projects"))
-        .expect("projects dir")
-        .flatten()
-        .map(|d| d.path().join("context.db"))
-        .find(|p| p.is_file())
-        .expect("a project database")
-}
-
-/// Starts `cm serve` as `client_name` with `env`, makes one tool call (detection runs
-/// on the first call), and returns the platform recorded for the session.
+/// Starts `cm serve` as `client_name` with `env`, makes one tool call, and returns the
+/// agent host the server logged, if any.
 fn detected(client_name: &str, env: &[(&str, &str)]) -> Option<String> {
     let sandbox = Sandbox::new();
+    let log_path = sandbox.root.join("serve.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
     let mut command = sandbox.cm();
+    command.env("CM_LOG", "info");
     for (name, value) in env {
         command.env(name, value);
     }
-    let mut client = McpClient::spawn_as(command.arg("serve"), client_name);
+    let mut client =
+        McpClient::spawn_with_stderr(command.arg("serve"), client_name, Stdio::from(log));
     let (text, _) = client.call_tool("ctx_search", serde_json::json!({"queries": ["anything"]}));
     assert!(!text.is_empty());
     assert!(client.close().success());
-    let db = rusqlite::Connection::open(project_database(&sandbox)).expect("open store");
-    db.query_row("SELECT platform FROM sessions", [], |row| row.get(0))
-        .ok()
+    let log = std::fs::read_to_string(&log_path).expect("read log");
+    log.lines().find_map(|line| {
+        let rest = &line[line.find("agent host ")? + "agent host ".len()..];
+        rest.split_whitespace().next().map(str::to_string)
+    })
 }
 
 #[test]
