@@ -9,6 +9,9 @@ use std::process::Command;
 /// (id, kind, crate file name) of every built-in plugin. A new built-in adapter is one line here.
 const BUILTINS: &[(&str, &str, &str)] = &[
     ("claude-code", "Adapter", "claude_code.wasm"),
+    ("gemini-cli", "Adapter", "gemini_cli.wasm"),
+    ("cursor", "Adapter", "cursor.wasm"),
+    ("codex", "Adapter", "codex.wasm"),
     ("default", "Policy", "policy_default.wasm"),
 ];
 

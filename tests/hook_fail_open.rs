@@ -264,3 +264,35 @@ fn a_plugin_sees_no_files_no_environment_and_no_clock() {
     assert!(seen.ends_with("time=0"), "{seen}");
     assert!(!seen.contains("hunter2"));
 }
+
+/// Each adapter's own "allow" reply on bad stdin: nothing for Gemini CLI and Codex
+/// (both read empty stdout as "no decision"), `{}` for Cursor (which expects JSON).
+#[test]
+fn bad_stdin_gets_each_hosts_allow_reply() {
+    for (platform, event, allow) in [
+        ("gemini-cli", "beforetool", ""),
+        ("gemini-cli", "aftertool", ""),
+        ("codex", "pretooluse", ""),
+        ("codex", "sessionstart", ""),
+        ("cursor", "pretooluse", "{}"),
+        ("cursor", "stop", "{}"),
+    ] {
+        for stdin in [&b""[..], b"{\"tool_name\": ", b"[1, 2]"] {
+            let sandbox = Sandbox::new();
+            let output = sandbox.hook(platform, event, stdin);
+            assert_eq!(output.status.code(), Some(0), "{platform} {event}");
+            assert_eq!(
+                String::from_utf8_lossy(&output.stdout),
+                allow,
+                "{platform} {event} on {stdin:?}"
+            );
+            assert!(output.stderr.is_empty(), "{platform} {event}: stray stderr");
+            let log = sandbox.hook_errors();
+            assert_eq!(log.len(), 1, "{log:?}");
+            assert!(
+                log[0].contains(&format!("{platform} {event}: bad stdin")),
+                "{log:?}"
+            );
+        }
+    }
+}

@@ -34,6 +34,9 @@ pub const HOOK_STDIN_MAX_BYTES: usize = 32 * 1024 * 1024;
 pub const MCP_MESSAGE_MAX_BYTES: usize = 32 * 1024 * 1024;
 /// How long before HOOK_TIMEOUT_MS the hook watchdog gives up, leaving time to answer and exit.
 pub const HOOK_WATCHDOG_MARGIN_MS: u64 = 750;
+/// The most context text a session holds for a later event when the event that produced it
+/// cannot carry context (Codex and Gemini pre-tool-use); the oldest is dropped first.
+pub const HELD_CONTEXT_MAX_BYTES: usize = 4_096;
 /// The largest reply text an adapter may render; more is garbage.
 pub const PLUGIN_RENDERED_MAX_BYTES: usize = 4 * 1024 * 1024;
 /// The longest reason a policy may give; reasons are read by a model and must be short.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Whole-process latency of `cm hook <platform> pretooluse` with hyperfine, `.cwasm` cache
+# Whole-process latency of `cm hook <platform> <pre-tool-use event>` with hyperfine, `.cwasm` cache
 # warm and cold, with a live `cm serve` (so redirects are issued). Prints markdown tables.
-#   usage: tests/bench/hooks.sh [platform]     (needs hyperfine: apt-get install hyperfine)
+#   usage: tests/bench/hooks.sh [claude-code|gemini-cli|codex|cursor]
+#   (needs hyperfine: apt-get install hyperfine)
 set -euo pipefail
 platform=${1:-claude-code}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,12 +23,20 @@ coproc SERVER { CONTEXT_MODE_PROJECT_DIR="$project" "$CM" serve; }
 printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' >&"${SERVER[1]}"
 read -r _ <&"${SERVER[0]}"
 
+# Each platform's own pre-tool-use event and its golden payloads (same routing cases
+# where the host has the tool: Cursor and Codex have no page-fetch tool in their hooks).
+case "$platform" in
+  claude-code) event=pretooluse; cases=(curl git-status read-large webfetch task-launch) ;;
+  gemini-cli) event=beforetool; cases=(curl git-status read-large webfetch grep) ;;
+  codex) event=pretooluse; cases=(curl git-status read-large gradlew grep) ;;
+  cursor) event=pretooluse; cases=(curl git-status read-large gradlew grep) ;;
+  *) echo "no bench cases for platform $platform" >&2; exit 2 ;;
+esac
 golden="$repo/tests/golden/$platform"
-cases=(curl git-status read-large webfetch task-launch)
 commands=()
 for case in "${cases[@]}"; do
   sed "s#__PROJECT__#$project#g" "$golden/$case.stdin.json" > "$work/$case.json"
-  commands+=(-n "$case" "$CM hook $platform pretooluse < $work/$case.json")
+  commands+=(-n "$case" "$CM hook $platform $event < $work/$case.json")
 done
 
 table() {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod golden;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
@@ -154,10 +156,15 @@ impl McpClient {
     }
 
     pub fn spawn_as(command: &mut Command, client_name: &str) -> Self {
+        Self::spawn_with_stderr(command, client_name, Stdio::inherit())
+    }
+
+    /// Like [`McpClient::spawn_as`], with the server's stderr (its log) sent to `stderr`.
+    pub fn spawn_with_stderr(command: &mut Command, client_name: &str, stderr: Stdio) -> Self {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("spawn cm serve");
         let stdin = child.stdin.take();

@@ -104,7 +104,15 @@ fn to_wit_decision(decision: model::Decision) -> Decision {
         model::Action::Redirect(reason) => Action::Redirect(reason),
         model::Action::Deny(reason) => Action::Deny(reason),
         model::Action::Ask(reason) => Action::Ask(reason),
-        model::Action::Rewrite { command, prompt } => Action::Rewrite(Rewrite { command, prompt }),
+        model::Action::Rewrite {
+            command,
+            prompt,
+            reason,
+        } => Action::Rewrite(Rewrite {
+            command,
+            prompt,
+            reason,
+        }),
         model::Action::AddContext(text) => Action::AddContext(text),
     };
     Decision {

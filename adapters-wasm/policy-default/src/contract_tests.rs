@@ -366,6 +366,7 @@ fn every_path_of_decide_keeps_the_wording_contract() {
                         Action::Rewrite {
                             command: None,
                             prompt: Some(prompt),
+                            reason: None,
                         },
                         Kind::Rewrite,
                     ) => {

@@ -129,6 +129,8 @@ pub enum Action {
     Rewrite {
         command: Option<String>,
         prompt: Option<String>,
+        /// Why the call must not run unchanged; `None` when it may (see the WIT `rewrite`).
+        reason: Option<String>,
     },
     AddContext(String),
 }

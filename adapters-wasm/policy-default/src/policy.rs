@@ -193,9 +193,12 @@ fn route_agent(call: &ToolCall, prefix: &str) -> Option<Decision> {
         return None;
     }
     let prompt = format!("{prompt}\n\n{}", reasons::subagent_routing_block(prefix));
+    // The routing block only improves the launch: a host that cannot rewrite
+    // the prompt lets the sub-agent start without it (no reason).
     Some(Decision::of(Action::Rewrite {
         command: None,
         prompt: Some(prompt),
+        reason: None,
     }))
 }
 

@@ -29,6 +29,7 @@ mod bindings {
 pub mod json;
 pub mod output;
 pub mod session;
+pub mod setup;
 pub mod tool_call;
 pub mod tool_name;
 

@@ -88,6 +88,10 @@ fn object_text(object: &Map<String, Value>) -> String {
     {
         return text;
     }
+    // Gemini CLI: `llmContent` is what the model sees, a string or a list of parts.
+    if let Some(text) = object.get("llmContent").and_then(parts_text) {
+        return text;
+    }
     if let Some(text) = first_str(object, &["output", "result", "content", "text"]) {
         return text.to_owned();
     }
@@ -103,6 +107,20 @@ fn content_blocks_text(items: &[Value]) -> Option<String> {
         .filter_map(|block| get_str(block, "text"))
         .collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// A string, a `{text}` part, or a list of them (Gemini's `PartListUnion`); `None`
+/// when there is no text at all.
+fn parts_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Object(part) => get_str(part, "text").map(str::to_owned),
+        Value::Array(parts) => {
+            let texts: Vec<String> = parts.iter().filter_map(parts_text).collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
 }
 
 fn is_present_error(value: &Value) -> bool {
@@ -174,6 +192,23 @@ mod tests {
         assert!(!odd.is_error);
         assert_eq!(tool_output(&json!(17)).text, "17");
         assert_eq!(tool_output(&json!([1, 2])).text, "[1,2]");
+    }
+
+    #[test]
+    fn gemini_llm_content_is_the_output() {
+        let shell = tool_output(&json!({
+            "llmContent": "Command: ls\nOutput: a.txt", "returnDisplay": "a.txt", "error": null
+        }));
+        assert_eq!(shell.text, "Command: ls\nOutput: a.txt");
+        assert!(!shell.is_error);
+        let parts =
+            tool_output(&json!({"llmContent": [{"text": "a"}, {"inlineData": {}}, {"text": "b"}]}));
+        assert_eq!(parts.text, "a\nb");
+        let failed = tool_output(&json!({
+            "llmContent": "Error: no such file", "error": {"message": "no such file", "type": "file_not_found"}
+        }));
+        assert_eq!(failed.text, "Error: no such file");
+        assert!(failed.is_error);
     }
 
     #[test]

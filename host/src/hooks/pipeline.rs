@@ -7,8 +7,8 @@ use super::{Fallback, HookOutput, continuity, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::permissions;
 use crate::plugins::bindings::{
-    Descriptor, EventBinding, EventKind, NormalizedEvent, ParseError, ParseInput, PermissionRule,
-    PolicyContext, Rendered, ToolCall, ToolKind,
+    Capabilities, Descriptor, EventBinding, EventKind, NormalizedEvent, ParseError, ParseInput,
+    PermissionRule, PolicyContext, Rendered, ToolCall, ToolKind,
 };
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
 
@@ -68,7 +68,7 @@ pub(super) fn run(
         ParseError::BadInput(why) => format!("bad stdin: {why}"),
     })?;
 
-    let reply = match (event.kind, event.tool.clone()) {
+    let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
             let reply = pre_tool_use(&engine, &registry, root, &loaded, &event, tool, &log);
             continuity::after_pre_tool_use(root, &loaded.descriptor, &event, reply.verdict, &log);
@@ -83,6 +83,18 @@ pub(super) fn run(
             reply
         }
     };
+    if loaded
+        .binding
+        .capabilities
+        .contains(Capabilities::INJECT_CONTEXT)
+    {
+        let held =
+            session_state::take_held_context(root, &event.session_id).unwrap_or_else(|err| {
+                log(&format!("cannot take held context: {err}"));
+                Vec::new()
+            });
+        reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
+    }
     let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
     Ok(output_of(rendered))
 }
@@ -183,12 +195,20 @@ fn pre_tool_use(
         log(&failure.to_string());
     }
     let nudge = outcome.decision.nudge.clone();
-    let shaped = reply::shape(
-        outcome.decision,
-        loaded.binding.capabilities,
-        &loaded.binding.native,
-        tool,
-    );
+    let expressible = reply::Expressible {
+        capabilities: loaded.binding.capabilities,
+        can_hold_context: loaded
+            .descriptor
+            .events
+            .iter()
+            .any(|b| b.capabilities.contains(Capabilities::INJECT_CONTEXT)),
+    };
+    let shaped = reply::shape(outcome.decision, expressible, &loaded.binding.native, tool);
+    if let Some(text) = &shaped.held_context
+        && let Err(err) = session_state::hold_context(root, &event.session_id, text)
+    {
+        log(&format!("cannot hold context for a later event: {err}"));
+    }
     if let (true, Some(nudge)) = (shaped.nudge_delivered, nudge)
         && let Err(err) = session_state::record_nudge(root, &event.session_id, &nudge)
     {

@@ -84,7 +84,11 @@ fn validate(decision: &Decision) -> Result<(), String> {
             if rewrite.command.is_none() && rewrite.prompt.is_none() {
                 return Err("a rewrite that changes nothing".into());
             }
-            return Ok(());
+            match &rewrite.reason {
+                // The reason may become a denial the model reads: same rules as one.
+                Some(reason) => reason,
+                None => return Ok(()),
+            }
         }
         Action::NoOpinion | Action::Allow => return Ok(()),
     };
@@ -211,7 +215,8 @@ mod tests {
         assert!(
             validate(&decision(Action::Rewrite(Rewrite {
                 command: None,
-                prompt: None
+                prompt: None,
+                reason: None,
             })))
             .is_err()
         );

@@ -14,7 +14,14 @@ impl Service {
         if self.platform.get().is_some() {
             return;
         }
-        let descriptors = self.adapter_descriptors();
+        // Loading an adapter on a cold `.cwasm` cache compiles it: stop at the first
+        // adapter that claims the client; only an unknown client needs all of them.
+        let claims = |d: &Descriptor| {
+            d.client_names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
+        };
+        let descriptors = self.adapter_descriptors(claims);
         let env_platform = std::env::var(PLATFORM_ENV).ok();
         let found = choose(
             &descriptors,
@@ -27,13 +34,15 @@ impl Service {
                 id: descriptor.id.clone(),
                 ctx_tool_prefix: descriptor.ctx_tool_prefix.clone(),
             });
+            tracing::info!("agent host {} (MCP client {client_name:?})", descriptor.id);
         } else {
             tracing::info!("no adapter claims MCP client {client_name:?}");
         }
     }
 
-    /// Descriptors of every adapter, installed ones overriding built-ins of the same id.
-    fn adapter_descriptors(&self) -> Vec<Descriptor> {
+    /// Descriptors of the adapters, installed ones first and overriding built-ins of the
+    /// same id, up to and including the first one `stop_at` accepts.
+    fn adapter_descriptors(&self, stop_at: impl Fn(&Descriptor) -> bool) -> Vec<Descriptor> {
         let Ok(engine) = self.engine.as_ref() else {
             return Vec::new();
         };
@@ -49,6 +58,10 @@ impl Service {
                 .and_then(|c| Adapter::instantiate(engine, &c, &plugin.id))
                 .and_then(|mut a| a.describe());
             match described {
+                Ok(d) if stop_at(&d) => {
+                    descriptors.push(d);
+                    return descriptors;
+                }
                 Ok(d) => descriptors.push(d),
                 Err(err) => tracing::warn!("{err}"),
             }
@@ -65,6 +78,10 @@ impl Service {
                 .and_then(|c| Adapter::instantiate(engine, &c, builtin.id))
                 .and_then(|mut a| a.describe());
             match described {
+                Ok(d) if stop_at(&d) => {
+                    descriptors.push(d);
+                    return descriptors;
+                }
                 Ok(d) => descriptors.push(d),
                 Err(err) => tracing::warn!("{err}"),
             }

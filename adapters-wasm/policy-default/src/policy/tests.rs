@@ -270,6 +270,7 @@ fn subagent_prompt_gets_the_routing_block_once() {
     let Action::Rewrite {
         command: None,
         prompt: Some(prompt),
+        reason: None,
     } = action(&call, &context(&[]))
     else {
         panic!()

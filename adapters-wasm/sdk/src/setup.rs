@@ -1,0 +1,116 @@
+//! Pieces every adapter's setup plan needs: the `cm` command as a shell word, and
+//! tool-name matchers that never fire on context-mode's own tools.
+
+/// The command that runs `cm`, `cm` when the host passed nothing.
+pub fn cm_command(given: &str) -> &str {
+    let trimmed = given.trim();
+    if trimmed.is_empty() { "cm" } else { trimmed }
+}
+
+/// A path as one word of a `sh -c` command line (hosts run hook commands through a
+/// shell): bare when safe, else double-quoted.
+pub fn shell_word(word: &str) -> String {
+    let safe = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,~".contains(c));
+    if safe {
+        return word.to_owned();
+    }
+    let mut quoted = String::with_capacity(word.len() + 2);
+    quoted.push('"');
+    for c in word.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    quoted.push('"');
+    quoted
+}
+
+/// The hook command for one native event: `<cm> hook <platform> <event>`.
+pub fn hook_command(cm: &str, platform: &str, event: &str) -> String {
+    format!("{} hook {platform} {event}", shell_word(cm_command(cm)))
+}
+
+/// A regex alternative matching any text that does NOT start with `prefix` (and has
+/// at least one character more than the part of `prefix` it shares), written without
+/// lookahead: Codex matches hooks with Rust's `regex`, which has none.
+///
+/// For `ab` it is `(?:[^a]|a[^b])`.
+pub fn not_starting_with(prefix: &str) -> String {
+    let chars: Vec<char> = prefix.chars().collect();
+    let branches: Vec<String> = (0..chars.len())
+        .map(|i| {
+            let shared: String = chars[..i].iter().map(|c| escape_char(*c)).collect();
+            format!("{shared}[^{}]", escape_in_class(chars[i]))
+        })
+        .collect();
+    format!("(?:{})", branches.join("|"))
+}
+
+/// A full-match tool-name regex: one of `builtins` exactly, or an MCP tool
+/// `mcp__<server>__<tool>` of any server but context-mode's own `ctx_*` tools.
+/// Anchored both ends, so it means the same whether tested as a search or a full match.
+pub fn tool_matcher(builtins: &[&str]) -> String {
+    let names: Vec<String> = builtins.iter().map(|name| escape(name)).collect();
+    format!(
+        "^({})$|^mcp__{}.*$",
+        names.join("|"),
+        not_starting_with("context-mode__ctx_")
+    )
+}
+
+/// Regex-escapes a literal (the metacharacters of both Rust's `regex` and JavaScript).
+pub fn escape(literal: &str) -> String {
+    literal.chars().map(escape_char).collect()
+}
+
+fn escape_char(c: char) -> String {
+    if "\\.+*?()|[]{}^$".contains(c) {
+        format!("\\{c}")
+    } else {
+        c.to_string()
+    }
+}
+
+fn escape_in_class(c: char) -> String {
+    if "\\]^-[".contains(c) {
+        format!("\\{c}")
+    } else {
+        c.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cm_command_and_shell_words() {
+        assert_eq!(cm_command("  "), "cm");
+        assert_eq!(cm_command(" /bin/cm "), "/bin/cm");
+        assert_eq!(shell_word("/usr/local/bin/cm"), "/usr/local/bin/cm");
+        assert_eq!(shell_word("/Users/Jane Doe/cm"), r#""/Users/Jane Doe/cm""#);
+        assert_eq!(shell_word(r#"a"b$c"#), r#""a\"b\$c""#);
+        assert_eq!(
+            hook_command("/Users/Jane Doe/cm", "codex", "stop"),
+            r#""/Users/Jane Doe/cm" hook codex stop"#
+        );
+        assert_eq!(hook_command("", "cursor", "stop"), "cm hook cursor stop");
+    }
+
+    #[test]
+    fn not_starting_with_is_built_from_shared_prefixes() {
+        assert_eq!(not_starting_with("ab"), "(?:[^a]|a[^b])");
+        assert_eq!(not_starting_with("a-_"), r"(?:[^a]|a[^\-]|a-[^_])");
+    }
+
+    #[test]
+    fn matcher_has_no_lookaround() {
+        let matcher = tool_matcher(&["run_shell_command", "container.exec"]);
+        assert!(!matcher.contains("(?!") && !matcher.contains("(?="));
+        assert!(matcher.starts_with(r"^(run_shell_command|container\.exec)$|^mcp__(?:[^c]|"));
+    }
+}
