@@ -120,3 +120,6 @@ pub const INDEX_FILE_MAX_BYTES: usize = 8 * 1024 * 1024;
 /// A document at least this large has its trigram texts made on a second thread while
 /// the first pass stores it; below it, starting a thread costs more than it saves.
 pub const INDEX_PARALLEL_MIN_BYTES: usize = 256 * 1024;
+
+/// The longest value `cm setup` shows on one line of its plan before cutting it.
+pub const SETUP_PREVIEW_MAX_CHARS: usize = 160;
