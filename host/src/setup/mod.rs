@@ -5,3 +5,4 @@
 pub mod json_merge;
 pub mod model;
 pub mod signature;
+pub mod toml_merge;
