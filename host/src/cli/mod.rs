@@ -2,6 +2,7 @@
 
 mod knowledge;
 mod plugin;
+mod setup;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,8 @@ enum Command {
     Index(knowledge::IndexArgs),
     /// Search the project's knowledge base.
     Search(knowledge::SearchArgs),
+    /// Register context-mode with your coding agents (MCP server, hooks), or remove it.
+    Setup(setup::SetupArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -60,6 +63,7 @@ pub fn main() -> ExitCode {
         Command::Plugin { command } => plugin::run(command),
         Command::Index(args) => knowledge::index(args),
         Command::Search(args) => knowledge::search(args),
+        Command::Setup(args) => setup::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,66 @@
 //! `cm setup`: asks each platform adapter for its setup plan and merges it into the
 //! agent's config files — shown first, backed up, applied atomically, rolled back on any
-//! failure, recorded so `--remove` takes out exactly what was added.
+//! failure, recorded so `--remove` takes out exactly what was added. Nothing here is
+//! specific to one agent: adapters say what goes where.
 
+pub mod agents;
+pub mod apply;
+pub mod files;
+pub mod inspect;
 pub mod json_merge;
+pub mod manifest;
 pub mod model;
+pub mod remove;
 pub mod signature;
 pub mod toml_merge;
+
+use std::path::Path;
+
+pub use agents::{Agent, Extras, load_all};
+pub use apply::{FilePlan, Plan};
+pub use inspect::{AgentRegistration, DuplicateHook, EditCheck, EditState, inspect};
+
+/// The command agents will run: the canonical absolute path of this executable.
+pub fn cm_command() -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the cm executable: {e}"))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    Ok(exe.display().to_string())
+}
+
+/// The agents to set up: the ones named (each must exist), else the detected ones.
+pub fn select(
+    agents: Vec<Agent>,
+    wanted: Option<&[String]>,
+    home: &Path,
+) -> Result<Vec<Agent>, String> {
+    let known: Vec<String> = agents.iter().map(|a| a.id().to_owned()).collect();
+    match wanted {
+        Some(ids) => {
+            if let Some(unknown) = ids.iter().find(|id| !known.contains(id)) {
+                return Err(format!(
+                    "unknown agent {unknown:?}; known agents: {}",
+                    known.join(", ")
+                ));
+            }
+            Ok(agents
+                .into_iter()
+                .filter(|a| ids.iter().any(|id| id == a.id()))
+                .collect())
+        }
+        None => {
+            let markers: Vec<String> = agents
+                .iter()
+                .flat_map(|a| a.descriptor.file_markers.clone())
+                .collect();
+            let found: Vec<Agent> = agents.into_iter().filter(|a| a.detected(home)).collect();
+            if found.is_empty() {
+                return Err(format!(
+                    "no agent detected (looked for {}); pick one with --agents <id> (known agents: {})",
+                    markers.join(", "),
+                    known.join(", ")
+                ));
+            }
+            Ok(found)
+        }
+    }
+}
