@@ -19,3 +19,4 @@ pub mod service;
 pub mod setup;
 pub mod store;
 pub mod timestamp;
+pub mod upgrade;

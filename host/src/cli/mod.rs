@@ -3,6 +3,7 @@
 mod knowledge;
 mod plugin;
 mod setup;
+mod upgrade;
 
 use std::process::ExitCode;
 
@@ -41,6 +42,9 @@ enum Command {
     Search(knowledge::SearchArgs),
     /// Register context-mode with your coding agents (MCP server, hooks), or remove it.
     Setup(setup::SetupArgs),
+    /// Show the installed and source versions, the commands that rebuild cm, and refresh
+    /// the agents already set up.
+    Upgrade,
 }
 
 pub fn main() -> ExitCode {
@@ -64,6 +68,7 @@ pub fn main() -> ExitCode {
         Command::Index(args) => knowledge::index(args),
         Command::Search(args) => knowledge::search(args),
         Command::Setup(args) => setup::run(args),
+        Command::Upgrade => upgrade::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

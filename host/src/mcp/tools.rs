@@ -9,7 +9,7 @@ use super::descriptions as d;
 use crate::fetch::FetchAndIndexParams;
 use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
 use crate::search::{IndexParams, PurgeParams, SearchParams};
-use crate::service::ResumeParams;
+use crate::service::{ResumeParams, UpgradeParams};
 
 /// One registered tool.
 pub struct ToolSpec {
@@ -53,6 +53,11 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         spec::<PurgeParams>("ctx_purge", d::CTX_PURGE, hints(false, true, true, false)),
         spec::<ResumeParams>("ctx_resume", d::CTX_RESUME, hints(true, false, true, false)),
+        spec::<UpgradeParams>(
+            "ctx_upgrade",
+            d::CTX_UPGRADE,
+            hints(true, false, true, false),
+        ),
     ]
 }
 
@@ -120,7 +125,7 @@ mod tests {
     }
 
     #[test]
-    fn only_purge_is_destructive_and_only_search_and_resume_are_read_only() {
+    fn only_purge_is_destructive_and_only_search_resume_and_upgrade_are_read_only() {
         for tool in all() {
             assert_eq!(
                 tool.annotations.destructive_hint,
@@ -130,7 +135,10 @@ mod tests {
             );
             assert_eq!(
                 tool.annotations.read_only_hint,
-                Some(matches!(tool.name, "ctx_search" | "ctx_resume")),
+                Some(matches!(
+                    tool.name,
+                    "ctx_search" | "ctx_resume" | "ctx_upgrade"
+                )),
                 "{}",
                 tool.name
             );

@@ -99,7 +99,7 @@ pub fn inspect(
     Ok(report)
 }
 
-fn check(path: &Path, format: ConfigFormat, content: &str) -> EditState {
+pub fn check(path: &Path, format: ConfigFormat, content: &str) -> EditState {
     let bytes = match read_existing(path) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return EditState::Missing,

@@ -64,3 +64,43 @@ pub fn select(
         }
     }
 }
+
+/// The agents that are already set up: recorded by an earlier `cm setup`, or with a
+/// required edit (partly) in place — each with the optional edits it already has.
+pub fn already_set_up(
+    root: &Path,
+    home: &Path,
+    cm_command: &str,
+) -> Result<Vec<(String, Extras)>, String> {
+    let recorded = manifest::Manifest::load(root)?.agents();
+    let mut found = Vec::new();
+    for mut agent in load_all(root)? {
+        let everything = Extras {
+            routing: true,
+            statusline: true,
+        };
+        let (edits, _) = agent.plan(cm_command, home, None, everything)?;
+        let present = |edit: &agents::ResolvedEdit| {
+            matches!(
+                inspect::check(&edit.path, edit.format, &edit.content),
+                EditState::Applied | EditState::Partial { .. }
+            )
+        };
+        let optional_present = |kind| edits.iter().any(|e| e.kind == kind && present(e));
+        use crate::plugins::bindings::EditKind;
+        let required = edits.iter().any(|e| {
+            matches!(
+                e.kind,
+                EditKind::McpServer | EditKind::Hooks | EditKind::Feature
+            ) && present(e)
+        });
+        if recorded.contains(agent.id()) || required {
+            let extras = Extras {
+                routing: optional_present(EditKind::Instructions),
+                statusline: optional_present(EditKind::StatusLine),
+            };
+            found.push((agent.id().to_owned(), extras));
+        }
+    }
+    Ok(found)
+}
