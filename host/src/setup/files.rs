@@ -44,6 +44,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<Vec<PathBuf>, String> {
     })();
     result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
+        for dir in created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
         format!("cannot write {}: {e}", path.display())
     })?;
     Ok(created)
@@ -140,7 +143,7 @@ impl Written {
                 Some(bytes) => write_atomic(path, bytes).map(|_| ()),
                 None => std::fs::remove_file(path)
                     .or_else(|e| match e.kind() {
-                        std::io::ErrorKind::NotFound => Ok(()),
+                        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => Ok(()),
                         _ => Err(e),
                     })
                     .map_err(|e| format!("cannot delete {}: {e}", path.display())),
