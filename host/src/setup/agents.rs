@@ -48,7 +48,7 @@ pub fn load_all(root: &Path) -> Result<Vec<Agent>, String> {
         let loaded = registry.load_component(&engine, plugin).and_then(|c| {
             Adapter::instantiate(&engine, &c, &format!("adapter {} (installed)", plugin.id))
         });
-        match loaded.and_then(|a| Agent::new(a)) {
+        match loaded.and_then(Agent::new) {
             Ok(agent) => agents.push(agent),
             Err(err) => tracing::warn!("{err}; using the built-in adapter if there is one"),
         }

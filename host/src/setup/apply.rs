@@ -242,16 +242,7 @@ pub fn apply(root: &Path, plan: &Plan) -> Result<Option<Backup>, String> {
     let mut manifest = Manifest::load(root)?;
     commit(root, &plan.files, || {
         for file in plan.files.iter().filter(|f| f.changes_anything()) {
-            let after = file.after.as_deref().unwrap_or_default();
-            manifest.record(
-                root,
-                &file.path,
-                &file.agents,
-                file.format,
-                file.before.as_deref(),
-                after,
-                file.ops.clone(),
-            )?;
+            manifest.record(root, file)?;
         }
         manifest.save(root)
     })

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::apply::FilePlan;
 use super::files::write_atomic;
 use super::model::Op;
 use super::signature::{invocations, is_ours_for};
@@ -65,16 +66,10 @@ impl Manifest {
     }
 
     /// Records one applied file, chaining onto an earlier record of the same file.
-    pub fn record(
-        &mut self,
-        root: &Path,
-        path: &Path,
-        agents: &BTreeSet<String>,
-        format: &str,
-        before: Option<&[u8]>,
-        after: &[u8],
-        ops: Vec<Op>,
-    ) -> Result<(), String> {
+    pub fn record(&mut self, root: &Path, file: &FilePlan) -> Result<(), String> {
+        let (path, agents, format, ops) = (&file.path, &file.agents, file.format, file.ops.clone());
+        let before = file.before.as_deref();
+        let after = file.after.as_deref().unwrap_or_default();
         let after_sha256 = sha256_hex(after);
         if let (Some(record), Some(before)) = (self.files.get_mut(path), before) {
             if sha256_hex(before) != record.after_sha256 {
