@@ -341,3 +341,69 @@ fn a_client_that_spawns_cm_serve_sees_ctx_doctor_listed() {
     assert_eq!(doctor["annotations"]["openWorldHint"], false);
     client.close();
 }
+
+/// `cm setup` for Claude Code in the sandbox's HOME, then doctor's rows for it.
+fn set_up_claude_code(sandbox: &Sandbox) {
+    let out = sandbox
+        .cm()
+        .args(["setup", "--agents", "claude-code", "--yes"])
+        .output()
+        .expect("cm setup");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_agent_set_up_passes_and_a_hook_registered_twice_fails_with_its_fix() {
+    let sandbox = Sandbox::new();
+    set_up_claude_code(&sandbox);
+    let report = doctor_json(&cm(&sandbox).args(["doctor", "--json"]).output().unwrap());
+    assert_eq!(row(&report, "claude-code hooks")["status"], "PASS");
+    assert_eq!(row(&report, "claude-code mcp-server")["status"], "PASS");
+    assert_eq!(failures(&report), Vec::<String>::new());
+
+    // The user (or an older installer) registered our PreToolUse hook a second time.
+    let settings_path = sandbox.home.join(".claude/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_path).unwrap()).unwrap();
+    let groups = settings["hooks"]["PreToolUse"].as_array_mut().unwrap();
+    let again = groups[0].clone();
+    groups.push(again);
+    std::fs::write(
+        &settings_path,
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+
+    let output = cm(&sandbox).args(["doctor", "--json"]).output().unwrap();
+    assert!(!output.status.success(), "a FAIL row exits non-zero");
+    let report = doctor_json(&output);
+    let duplicate = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "claude-code hooks" && r["status"] == "FAIL")
+        .unwrap_or_else(|| panic!("no failing hooks row in {report:#}"));
+    let detail = duplicate["detail"].as_str().unwrap();
+    assert!(detail.contains("pretooluse registered 2 times"), "{detail}");
+    let fix = duplicate["fix"].as_str().unwrap();
+    assert!(fix.contains("cm setup --agents claude-code"), "{fix}");
+
+    // The fix it names does fix it.
+    set_up_claude_code(&sandbox);
+    let report = doctor_json(&cm(&sandbox).args(["doctor", "--json"]).output().unwrap());
+    assert_eq!(failures(&report), Vec::<String>::new());
+}
+
+#[test]
+fn an_installed_agent_without_context_mode_is_a_warning_with_the_setup_command() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.home.join(".claude")).unwrap();
+    let report = doctor_json(&cm(&sandbox).args(["doctor", "--json"]).output().unwrap());
+    let hooks = row(&report, "claude-code hooks");
+    assert_eq!(hooks["status"], "WARN", "{hooks}");
+    assert_eq!(hooks["fix"], "cm setup --agents claude-code");
+}

@@ -17,5 +17,7 @@ pub mod readiness;
 pub mod sandbox;
 pub mod search;
 pub mod service;
+pub mod setup;
 pub mod store;
 pub mod timestamp;
+pub mod upgrade;

@@ -137,3 +137,6 @@ pub const DOCTOR_VERSION_PROBE_TIMEOUT_MS: u64 = 1_200;
 pub const DOCTOR_HOOK_ERRORS_WINDOW_MS: u64 = 24 * 60 * 60 * 1_000;
 /// `cm doctor`: bytes read from the end of `hook-errors.log`.
 pub const DOCTOR_HOOK_LOG_TAIL_BYTES: u64 = 64 * 1024;
+
+/// The longest value `cm setup` shows on one line of its plan before cutting it.
+pub const SETUP_PREVIEW_MAX_CHARS: usize = 160;

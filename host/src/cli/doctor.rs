@@ -14,7 +14,6 @@ pub struct DoctorArgs {
 }
 
 pub fn run(args: DoctorArgs) -> ExitCode {
-    // The agent-registration rows of `cm setup` join here as `extra` rows.
     let report = doctor::run(&DoctorOptions::current(), Vec::new());
     if args.json {
         println!("{}", report.to_json());

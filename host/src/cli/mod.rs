@@ -3,6 +3,8 @@
 mod doctor;
 mod knowledge;
 mod plugin;
+mod setup;
+mod upgrade;
 
 use std::process::ExitCode;
 
@@ -42,6 +44,11 @@ enum Command {
     /// Check the installation: SQLite, data root, runtimes, plugins, the MCP server.
     /// Exits 1 when a check fails.
     Doctor(doctor::DoctorArgs),
+    /// Register context-mode with your coding agents (MCP server, hooks), or remove it.
+    Setup(setup::SetupArgs),
+    /// Show the installed and source versions, the commands that rebuild cm, and refresh
+    /// the agents already set up.
+    Upgrade,
 }
 
 pub fn main() -> ExitCode {
@@ -65,6 +72,8 @@ pub fn main() -> ExitCode {
         Command::Index(args) => knowledge::index(args),
         Command::Search(args) => knowledge::search(args),
         Command::Doctor(args) => return doctor::run(args),
+        Command::Setup(args) => setup::run(args),
+        Command::Upgrade => upgrade::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

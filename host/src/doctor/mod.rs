@@ -6,9 +6,11 @@
 //! until DOCTOR_BUDGET_MS; a check that has not answered by then is a WARN row, so the
 //! whole doctor stays under two seconds. Doctor never deletes or repairs anything.
 //!
-//! Rows from outside this module (the per-agent rows of `cm setup`) come in through
-//! the `extra` argument of [`run`] and are masked and rendered like the others.
+//! The per-agent rows (MCP server and hooks registered, no hook registered twice) come
+//! from `cm setup`'s own inspection (`agents.rs`). Rows from callers come in through the
+//! `extra` argument of [`run`] and are masked and rendered like the others.
 
+mod agents;
 mod cache;
 mod data_root;
 mod hook_log;
@@ -185,6 +187,13 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
         slow.push((
             "plugins".to_string(),
             Box::new(move || plugins::checks(root.as_deref())),
+        ));
+    }
+    {
+        let root = root_ok.clone();
+        slow.push((
+            "agents".to_string(),
+            Box::new(move || agents::checks(root.as_deref())),
         ));
     }
     let (sender, receiver) = mpsc::channel::<(usize, Vec<Check>)>();

@@ -124,6 +124,19 @@ RETURNS:
 EXAMPLE:
 - {}";
 
+pub const CTX_UPGRADE: &str = "\
+Get the commands that rebuild and reinstall cm from its source and refresh the agents' hooks.
+WHEN:
+- The user asks to upgrade or update context-mode, or hooks point at an old cm path
+- You want the installed version and the version of the source tree cm was built from
+WHEN NOT:
+- Checking whether the hooks and the server work: use ctx_doctor
+RETURNS:
+- The installed version, the source tree with its version and commit, or that it no longer exists
+- Shell commands to run in order: git pull, cargo install, then cm upgrade (refreshes the hooks of agents already set up, drops stale plugin cache entries); this call runs and downloads nothing
+EXAMPLE:
+- {}";
+
 /// Why a description breaks the contract, if it does.
 pub fn contract_violations(tool: &str, description: &str) -> Vec<String> {
     let mut problems = Vec::new();
@@ -215,6 +228,7 @@ mod tests {
         ("ctx_purge", CTX_PURGE),
         ("ctx_resume", CTX_RESUME),
         ("ctx_doctor", CTX_DOCTOR),
+        ("ctx_upgrade", CTX_UPGRADE),
     ];
 
     #[test]

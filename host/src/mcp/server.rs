@@ -67,6 +67,14 @@ impl CmServer {
                 .await;
                 joined.unwrap_or_else(|e| Reply::error(format!("{name} failed: {e}")))
             }
+            "ctx_upgrade" => {
+                // Reads the source tree and asks git for its commit: off the async workers.
+                let joined = tokio::task::spawn_blocking(move || {
+                    parse("ctx_upgrade", &raw).map_or_else(|e| e, service::upgrade)
+                })
+                .await;
+                joined.unwrap_or_else(|e| Reply::error(format!("{name} failed: {e}")))
+            }
             other => Reply::error(format!("unknown tool {other}")),
         }
     }

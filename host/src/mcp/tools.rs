@@ -9,7 +9,7 @@ use super::descriptions as d;
 use crate::fetch::FetchAndIndexParams;
 use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
 use crate::search::{IndexParams, PurgeParams, SearchParams};
-use crate::service::{DoctorParams, ResumeParams};
+use crate::service::{DoctorParams, ResumeParams, UpgradeParams};
 
 /// One registered tool.
 pub struct ToolSpec {
@@ -54,6 +54,11 @@ pub fn all() -> Vec<ToolSpec> {
         spec::<PurgeParams>("ctx_purge", d::CTX_PURGE, hints(false, true, true, false)),
         spec::<ResumeParams>("ctx_resume", d::CTX_RESUME, hints(true, false, true, false)),
         spec::<DoctorParams>("ctx_doctor", d::CTX_DOCTOR, hints(true, false, true, false)),
+        spec::<UpgradeParams>(
+            "ctx_upgrade",
+            d::CTX_UPGRADE,
+            hints(true, false, true, false),
+        ),
     ]
 }
 
@@ -121,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn only_purge_is_destructive_and_only_search_resume_and_doctor_are_read_only() {
+    fn only_purge_is_destructive_and_only_search_resume_doctor_and_upgrade_are_read_only() {
         for tool in all() {
             assert_eq!(
                 tool.annotations.destructive_hint,
@@ -133,7 +138,7 @@ mod tests {
                 tool.annotations.read_only_hint,
                 Some(matches!(
                     tool.name,
-                    "ctx_search" | "ctx_resume" | "ctx_doctor"
+                    "ctx_search" | "ctx_resume" | "ctx_doctor" | "ctx_upgrade"
                 )),
                 "{}",
                 tool.name

@@ -3,6 +3,7 @@
 
 pub mod adapter;
 pub mod bindings;
+pub mod cache_prune;
 pub mod engine;
 pub mod policy;
 pub mod registry;

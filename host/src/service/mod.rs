@@ -9,6 +9,7 @@ mod knowledge;
 mod platform;
 mod resume;
 mod shape;
+mod upgrade;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -22,6 +23,7 @@ pub use doctor::{DoctorParams, doctor};
 pub use execute::{batch_execute, execute, execute_file};
 pub use knowledge::{fetch_and_index, index, purge, search};
 pub use resume::{ResumeParams, resume};
+pub use upgrade::{UpgradeParams, upgrade};
 
 /// What a tool call returns to the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,95 @@
+//! Per-agent rows: is context-mode registered with each agent found on this machine,
+//! and is any hook registered twice. The registration facts come from `cm setup`'s own
+//! inspection, so doctor and setup can never disagree on what "registered" means.
+
+use std::path::Path;
+
+use super::Check;
+use crate::setup::{AgentRegistration, EditState};
+
+/// Rows for every detected agent (and for any agent with entries of ours although its
+/// marker is gone), or one row saying none was found.
+pub fn checks(root: Option<&Path>) -> Vec<Check> {
+    let Some(root) = root else {
+        return vec![Check::warn(
+            "agents",
+            "not checked: the data root is not valid (see the data root row)",
+            None,
+        )];
+    };
+    let Some(home) = crate::paths::home_dir() else {
+        return vec![Check::warn("agents", "not checked: HOME is not set", None)];
+    };
+    let cm = match crate::setup::cm_command() {
+        Ok(cm) => cm,
+        Err(err) => return vec![Check::warn("agents", err, None)],
+    };
+    match crate::setup::inspect(root, &home, &cm) {
+        Ok(agents) => rows(&agents),
+        Err(err) => vec![Check::fail(
+            "agents",
+            format!("cannot load the adapters: {err}"),
+            Some("cm plugin verify".to_owned()),
+        )],
+    }
+}
+
+fn rows(agents: &[AgentRegistration]) -> Vec<Check> {
+    let mut rows = Vec::new();
+    for agent in agents {
+        let any_applied = agent
+            .edits
+            .iter()
+            .any(|e| !matches!(e.state, EditState::Missing));
+        if !agent.detected && !any_applied && agent.duplicates.is_empty() {
+            continue;
+        }
+        for edit in &agent.edits {
+            let name = format!("{} {}", agent.id, edit.kind);
+            let file = edit.file.display();
+            let fix = edit.fix.clone();
+            rows.push(match &edit.state {
+                EditState::Applied => Check::pass(name, format!("registered in {file}")),
+                EditState::Missing => Check::warn(
+                    name,
+                    format!(
+                        "{} is installed but context-mode is not registered in {file}",
+                        agent.display_name
+                    ),
+                    fix,
+                ),
+                EditState::Partial { missing } => Check::warn(
+                    name,
+                    format!("out of date in {file}: {}", missing.join(", ")),
+                    fix,
+                ),
+                EditState::Unreadable { reason } => {
+                    Check::fail(name, format!("{file}: {reason}"), fix)
+                }
+            });
+        }
+        for duplicate in &agent.duplicates {
+            rows.push(Check::fail(
+                format!("{} hooks", agent.id),
+                format!(
+                    "{} registered {} times in {} ({}): every call runs the hook {} times",
+                    duplicate.event,
+                    duplicate.count,
+                    duplicate.file.display(),
+                    duplicate.key,
+                    duplicate.count
+                ),
+                Some(duplicate.fix.clone()),
+            ));
+        }
+    }
+    if rows.is_empty() {
+        let known: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
+        rows.push(Check::warn(
+            "agents",
+            format!("no coding agent found (looked for {})", known.join(", ")),
+            Some("cm setup --agents <id>".to_owned()),
+        ));
+    }
+    rows
+}

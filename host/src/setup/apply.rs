@@ -1,0 +1,249 @@
+//! Planning (every agent's edits merged into each file's current text, nothing written)
+//! and committing (back up, write each file atomically, record; any failure restores
+//! every file already written).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::agents::{Agent, Extras, ResolvedEdit, kind_name};
+use super::files::{Backup, Written, read_existing, write_atomic};
+use super::manifest::Manifest;
+use super::model::{Change, ChangeKind, MergeOutcome, Op};
+use super::{json_merge, toml_merge};
+use crate::plugins::bindings::ConfigFormat;
+
+/// What setup will do to one file.
+#[derive(Debug, Clone)]
+pub struct FilePlan {
+    pub path: PathBuf,
+    /// As the plan names it (`~/.claude.json`).
+    pub shown: String,
+    pub format: &'static str,
+    pub agents: BTreeSet<String>,
+    /// The edits' kinds and one-line summaries.
+    pub summaries: Vec<(String, String)>,
+    pub before: Option<Vec<u8>>,
+    /// The new bytes; none means delete the file (only when removing).
+    pub after: Option<Vec<u8>>,
+    pub changes: Vec<Change>,
+    pub ops: Vec<Op>,
+    pub notes: Vec<String>,
+}
+
+impl FilePlan {
+    pub fn changes_anything(&self) -> bool {
+        self.before != self.after
+    }
+}
+
+/// One agent's part of a run.
+#[derive(Debug, Clone)]
+pub struct AgentPlan {
+    pub id: String,
+    pub display_name: String,
+    /// Edits left out of this run (e.g. a project file without `--project`).
+    pub notes: Vec<String>,
+}
+
+/// A whole run: per agent, and per file (in the order the plans name them).
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub agents: Vec<AgentPlan>,
+    pub files: Vec<FilePlan>,
+}
+
+impl Plan {
+    pub fn files_of<'a>(&'a self, agent: &'a str) -> impl Iterator<Item = &'a FilePlan> + 'a {
+        self.files.iter().filter(move |f| f.agents.contains(agent))
+    }
+
+    pub fn changes_anything(&self) -> bool {
+        self.files.iter().any(FilePlan::changes_anything)
+    }
+}
+
+/// Merges every agent's edits into the files as they are now. Writes nothing.
+pub fn plan(
+    agents: &mut [Agent],
+    cm_command: &str,
+    home: &Path,
+    project: Option<&Path>,
+    extras: Extras,
+) -> Result<Plan, String> {
+    let mut plan = Plan::default();
+    for agent in agents.iter_mut() {
+        let (edits, notes) = agent
+            .plan(cm_command, home, project, extras)
+            .map_err(|e| format!("{}: {e}", agent.id()))?;
+        let id = agent.id().to_owned();
+        for edit in edits {
+            add_edit(&mut plan.files, &id, &edit)?;
+        }
+        plan.agents.push(AgentPlan {
+            id,
+            display_name: agent.descriptor.display_name.clone(),
+            notes,
+        });
+    }
+    Ok(plan)
+}
+
+fn add_edit(files: &mut Vec<FilePlan>, agent: &str, edit: &ResolvedEdit) -> Result<(), String> {
+    let format = format_name(edit.format);
+    let index = match files.iter().position(|f| f.path == edit.path) {
+        Some(i) => i,
+        None => {
+            let before = read_existing(&edit.path)?;
+            files.push(FilePlan {
+                path: edit.path.clone(),
+                shown: edit.shown.clone(),
+                format,
+                agents: BTreeSet::new(),
+                summaries: Vec::new(),
+                after: before.clone(),
+                before,
+                changes: Vec::new(),
+                ops: Vec::new(),
+                notes: Vec::new(),
+            });
+            files.len() - 1
+        }
+    };
+    let file = &mut files[index];
+    if file.format != format {
+        return Err(format!(
+            "{}: edited both as {} and as {format}",
+            edit.shown, file.format
+        ));
+    }
+    let current = match &file.after {
+        Some(bytes) => Some(
+            std::str::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", edit.shown))?,
+        ),
+        None => None,
+    };
+    let merged =
+        merge(edit.format, current, &edit.content).map_err(|e| format!("{} {e}", edit.shown))?;
+    file.agents.insert(agent.to_owned());
+    file.summaries
+        .push((kind_name(edit.kind).to_owned(), edit.summary.clone()));
+    file.after = Some(merged.text.into_bytes());
+    file.changes.extend(merged.changes);
+    file.ops.extend(merged.ops);
+    Ok(())
+}
+
+pub fn format_name(format: ConfigFormat) -> &'static str {
+    match format {
+        ConfigFormat::Json => "json",
+        ConfigFormat::Toml => "toml",
+        ConfigFormat::Text => "text",
+    }
+}
+
+/// One edit's content merged into a file's text.
+pub fn merge(
+    format: ConfigFormat,
+    existing: Option<&str>,
+    content: &str,
+) -> Result<MergeOutcome, String> {
+    match format {
+        ConfigFormat::Json => json_merge::merge(existing, content),
+        ConfigFormat::Toml => toml_merge::merge(existing, content),
+        ConfigFormat::Text => Ok(text_merge(existing, content)),
+    }
+}
+
+/// A text file is ours whole: written when missing or different.
+fn text_merge(existing: Option<&str>, content: &str) -> MergeOutcome {
+    if existing == Some(content) {
+        return MergeOutcome {
+            text: content.to_owned(),
+            ..MergeOutcome::default()
+        };
+    }
+    let lines = content.lines().count();
+    let summary = format!("whole file ({lines} lines)");
+    let change = Change {
+        kind: if existing.is_some() {
+            ChangeKind::Replace
+        } else {
+            ChangeKind::Add
+        },
+        path: "(file)".into(),
+        before: existing.map(|t| format!("{} lines", t.lines().count())),
+        after: Some(summary),
+    };
+    MergeOutcome {
+        text: content.to_owned(),
+        changes: vec![change],
+        ops: vec![Op::WholeFile],
+        notes: Vec::new(),
+    }
+}
+
+/// Backs up every file that changes, writes them in order, then runs `finish` (the
+/// manifest update). Any failure puts every written file back byte for byte.
+pub fn commit(
+    root: &Path,
+    files: &[FilePlan],
+    finish: impl FnOnce() -> Result<(), String>,
+) -> Result<Option<Backup>, String> {
+    let changing: Vec<&FilePlan> = files.iter().filter(|f| f.changes_anything()).collect();
+    if changing.is_empty() {
+        return Ok(None);
+    }
+    let originals: Vec<(PathBuf, Option<Vec<u8>>)> = changing
+        .iter()
+        .map(|f| (f.path.clone(), f.before.clone()))
+        .collect();
+    let backup = Backup::take(root, &originals)?;
+    let mut written = Written::default();
+    let result = (|| {
+        for file in &changing {
+            // Re-read: a file changed since it was planned would lose that change.
+            let now = read_existing(&file.path)?;
+            if now != file.before {
+                return Err(format!(
+                    "{} changed while setup ran; run it again",
+                    file.path.display()
+                ));
+            }
+            written.files.push((file.path.clone(), file.before.clone()));
+            match &file.after {
+                Some(bytes) => written
+                    .created_dirs
+                    .extend(write_atomic(&file.path, bytes)?),
+                None => std::fs::remove_file(&file.path)
+                    .map_err(|e| format!("cannot delete {}: {e}", file.path.display()))?,
+            }
+        }
+        finish()
+    })();
+    match result {
+        Ok(()) => Ok(Some(backup)),
+        Err(err) => {
+            let failures = written.restore();
+            if failures.is_empty() {
+                Err(format!("{err}; every file was restored"))
+            } else {
+                Err(format!(
+                    "{err}; restoring failed too ({}), backups are in {}",
+                    failures.join("; "),
+                    backup.dir.display()
+                ))
+            }
+        }
+    }
+}
+
+/// Applies a plan: commit, then record each changed file in the manifest.
+pub fn apply(root: &Path, plan: &Plan) -> Result<Option<Backup>, String> {
+    let mut manifest = Manifest::load(root)?;
+    commit(root, &plan.files, || {
+        for file in plan.files.iter().filter(|f| f.changes_anything()) {
+            manifest.record(root, file)?;
+        }
+        manifest.save(root)
+    })
+}

@@ -1,0 +1,195 @@
+//! What `cm doctor` reports per agent: is each required edit (MCP server, hooks, feature
+//! switch) in place, and is any `cm hook` registered more than once. Reads only.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::agents::{Extras, kind_name, load_all};
+use super::apply::merge;
+use super::files::read_existing;
+use super::model::ChangeKind;
+use super::signature::invocation_tail;
+use super::{json_merge, toml_merge};
+use crate::plugins::bindings::{ConfigFormat, EditKind};
+
+/// One agent as doctor sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRegistration {
+    pub id: String,
+    pub display_name: String,
+    /// One of the adapter's file markers exists.
+    pub detected: bool,
+    /// The required edits (mcp-server, hooks, feature) and their state.
+    pub edits: Vec<EditCheck>,
+    pub duplicates: Vec<DuplicateHook>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditCheck {
+    /// `mcp-server`, `hooks` or `feature`.
+    pub kind: &'static str,
+    pub file: PathBuf,
+    pub state: EditState,
+    /// The command that puts it right; none when applied.
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditState {
+    Applied,
+    Missing,
+    /// Some of it is there; what is missing or differs (`hooks.Stop[]`, `mcpServers.context-mode.command differs`).
+    Partial {
+        missing: Vec<String>,
+    },
+    /// The file cannot be read or parsed: one line.
+    Unreadable {
+        reason: String,
+    },
+}
+
+/// The same `cm hook <id> <event>` registered more than once in one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateHook {
+    pub file: PathBuf,
+    /// Where the entries are, e.g. `hooks.PreToolUse[].hooks[].command`.
+    pub key: String,
+    pub event: String,
+    pub count: usize,
+    pub fix: String,
+}
+
+/// Checks every agent (detected or not) against the plan `cm setup` would apply with
+/// `cm_command`, required edits only.
+pub fn inspect(
+    root: &Path,
+    home: &Path,
+    cm_command: &str,
+) -> Result<Vec<AgentRegistration>, String> {
+    let mut agents = load_all(root)?;
+    let mut report = Vec::new();
+    for agent in agents.iter_mut() {
+        let id = agent.id().to_owned();
+        let fix = format!("cm setup --agents {id}");
+        let (edits, _) = agent.plan(cm_command, home, None, Extras::default())?;
+        let mut checks = Vec::new();
+        let mut duplicates = Vec::new();
+        for edit in &edits {
+            let state = check(&edit.path, edit.format, &edit.content);
+            if edit.kind == EditKind::Hooks {
+                duplicates.extend(duplicated_hooks(&edit.path, edit.format, &fix));
+            }
+            checks.push(EditCheck {
+                kind: kind_name(edit.kind),
+                file: edit.path.clone(),
+                fix: (state != EditState::Applied).then(|| fix.clone()),
+                state,
+            });
+        }
+        report.push(AgentRegistration {
+            detected: agent.detected(home),
+            display_name: agent.descriptor.display_name.clone(),
+            id,
+            edits: checks,
+            duplicates,
+        });
+    }
+    Ok(report)
+}
+
+pub fn check(path: &Path, format: ConfigFormat, content: &str) -> EditState {
+    let bytes = match read_existing(path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return EditState::Missing,
+        Err(reason) => return EditState::Unreadable { reason },
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return EditState::Unreadable {
+            reason: format!("{} is not UTF-8 text", path.display()),
+        };
+    };
+    let merged = match merge(format, Some(&text), content) {
+        Ok(merged) => merged,
+        Err(reason) => {
+            return EditState::Unreadable {
+                reason: format!("{} {reason}", path.display()),
+            };
+        }
+    };
+    if merged.changes.is_empty() {
+        return EditState::Applied;
+    }
+    let all = merge(format, None, content)
+        .map(|m| m.changes.len())
+        .unwrap_or(0);
+    let only_adds = merged.changes.iter().all(|c| c.kind == ChangeKind::Add);
+    if only_adds && merged.changes.len() >= all {
+        return EditState::Missing;
+    }
+    let missing = merged
+        .changes
+        .iter()
+        .map(|c| match c.kind {
+            ChangeKind::Add => c.path.clone(),
+            ChangeKind::Replace => format!("{} differs", c.path),
+            ChangeKind::Remove => c.path.clone(),
+        })
+        .collect();
+    EditState::Partial { missing }
+}
+
+fn duplicated_hooks(path: &Path, format: ConfigFormat, fix: &str) -> Vec<DuplicateHook> {
+    let Ok(Some(bytes)) = read_existing(path) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let value = match format {
+        ConfigFormat::Json => json_merge::to_value(&text),
+        ConfigFormat::Toml => toml_merge::to_value(&text),
+        ConfigFormat::Text => return Vec::new(),
+    };
+    let Ok(value) = value else { return Vec::new() };
+    let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    count_hooks(&value, "", &mut seen);
+    seen.into_iter()
+        .filter(|(_, (_, count))| *count > 1)
+        .map(|(tail, (key, count))| DuplicateHook {
+            file: path.to_path_buf(),
+            event: tail.rsplit(' ').next().unwrap_or("").to_owned(),
+            fix: format!(
+                "{fix} (keeps one), or delete all but one entry running `cm {tail}` under {key} in {}",
+                path.display()
+            ),
+            key,
+            count,
+        })
+        .collect()
+}
+
+/// Counts each `hook <id> <event>` command string, remembering the first key path.
+fn count_hooks(value: &Value, path: &str, seen: &mut BTreeMap<String, (String, usize)>) {
+    match value {
+        Value::String(text) => {
+            if let Some(tail) = invocation_tail(text).filter(|t| t.starts_with("hook ")) {
+                seen.entry(tail).or_insert_with(|| (path.to_owned(), 0)).1 += 1;
+            }
+        }
+        Value::Array(items) => {
+            let inner = format!("{path}[]");
+            items.iter().for_each(|v| count_hooks(v, &inner, seen));
+        }
+        Value::Object(map) => {
+            for (key, v) in map {
+                let inner = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                count_hooks(v, &inner, seen);
+            }
+        }
+        _ => {}
+    }
+}
