@@ -2,6 +2,7 @@
 
 mod knowledge;
 mod plugin;
+mod report;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,12 @@ enum Command {
     Index(knowledge::IndexArgs),
     /// Search the project's knowledge base.
     Search(knowledge::SearchArgs),
+    /// Bytes kept out of the context: this session, this project, all projects.
+    Stats(report::StatsArgs),
+    /// One line for an agent's status bar (reads the agent's status JSON on stdin).
+    Statusline,
+    /// Write the local HTML insight report and print its path.
+    Insight(report::InsightArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -50,6 +57,11 @@ pub fn main() -> ExitCode {
         let code = crate::hooks::run(platform, event);
         return ExitCode::from(u8::try_from(code).unwrap_or(0));
     }
+    // The status bar runs this every few seconds: one line, exit 0, whatever happens.
+    if args.get(1).map(String::as_str) == Some("statusline") {
+        report::statusline();
+        return ExitCode::SUCCESS;
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve => crate::mcp::serve(),
@@ -60,6 +72,12 @@ pub fn main() -> ExitCode {
         Command::Plugin { command } => plugin::run(command),
         Command::Index(args) => knowledge::index(args),
         Command::Search(args) => knowledge::search(args),
+        Command::Stats(args) => report::stats(args),
+        Command::Statusline => {
+            report::statusline();
+            Ok(())
+        }
+        Command::Insight(args) => report::insight(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,7 +9,7 @@ use super::descriptions as d;
 use crate::fetch::FetchAndIndexParams;
 use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
 use crate::search::{IndexParams, PurgeParams, SearchParams};
-use crate::service::ResumeParams;
+use crate::service::{InsightParams, ResumeParams, StatsParams};
 
 /// One registered tool.
 pub struct ToolSpec {
@@ -53,6 +53,13 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         spec::<PurgeParams>("ctx_purge", d::CTX_PURGE, hints(false, true, true, false)),
         spec::<ResumeParams>("ctx_resume", d::CTX_RESUME, hints(true, false, true, false)),
+        spec::<StatsParams>("ctx_stats", d::CTX_STATS, hints(true, false, true, false)),
+        // Writes (and rewrites) one report file under the data root; nothing else.
+        spec::<InsightParams>(
+            "ctx_insight",
+            d::CTX_INSIGHT,
+            hints(false, false, true, false),
+        ),
     ]
 }
 
@@ -120,7 +127,7 @@ mod tests {
     }
 
     #[test]
-    fn only_purge_is_destructive_and_only_search_and_resume_are_read_only() {
+    fn only_purge_is_destructive_and_only_search_resume_and_stats_are_read_only() {
         for tool in all() {
             assert_eq!(
                 tool.annotations.destructive_hint,
@@ -130,10 +137,41 @@ mod tests {
             );
             assert_eq!(
                 tool.annotations.read_only_hint,
-                Some(matches!(tool.name, "ctx_search" | "ctx_resume")),
+                Some(matches!(
+                    tool.name,
+                    "ctx_search" | "ctx_resume" | "ctx_stats"
+                )),
                 "{}",
                 tool.name
             );
         }
+    }
+
+    #[test]
+    fn the_reports_are_idempotent_and_stay_local() {
+        for tool in all()
+            .iter()
+            .filter(|t| matches!(t.name, "ctx_stats" | "ctx_insight"))
+        {
+            assert_eq!(
+                tool.annotations.idempotent_hint,
+                Some(true),
+                "{}",
+                tool.name
+            );
+            assert_eq!(
+                tool.annotations.open_world_hint,
+                Some(false),
+                "{}",
+                tool.name
+            );
+        }
+        assert_eq!(
+            all()
+                .iter()
+                .filter(|t| matches!(t.name, "ctx_stats" | "ctx_insight"))
+                .count(),
+            2
+        );
     }
 }

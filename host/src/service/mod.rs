@@ -6,6 +6,7 @@ mod execute;
 mod guard;
 mod knowledge;
 mod platform;
+mod report;
 mod resume;
 mod shape;
 
@@ -19,6 +20,9 @@ use crate::store::Store;
 
 pub use execute::{batch_execute, execute, execute_file};
 pub use knowledge::{fetch_and_index, index, purge, search};
+pub use report::{
+    InsightParams, StatsParams, insight, open_project_read_only, stats, stats_report, write_insight,
+};
 pub use resume::{ResumeParams, resume};
 
 /// What a tool call returns to the agent.
