@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::math::{human_bytes, human_micros, kept_out_bytes, percent_text, thousands};
+use super::math::{count, human_bytes, human_micros, kept_out_bytes, percent_text, thousands};
 use super::stats::{HookLine, ToolLine, Totals, hook_lines};
 use super::svg::{Column, Row, columns, escape, rows};
 use crate::limits::{HOOK_LATENCY_RUNS_PER_EVENT, INSIGHT_DAYS, INSIGHT_TOP_SOURCES};
@@ -98,21 +98,20 @@ pub fn summary(data: &InsightData) -> String {
         "No tool output measured yet in this project.".to_string()
     } else {
         format!(
-            "{} of {} raw kept out of the context ({}) over {} {} in this project.",
+            "{} of {} raw kept out of the context ({}) over {} in this project.",
             human_bytes(t.kept_out_bytes),
             human_bytes(t.raw_bytes),
             percent_text(t.raw_bytes, t.returned_bytes),
-            thousands(t.calls),
-            if t.calls == 1 { "call" } else { "calls" }
+            count(t.calls, "call")
         )
     };
     let journal: u64 = data.categories.iter().map(|c| c.rows).sum();
     format!(
-        "{savings}\n{} sources indexed ({}); {} journal rows; {} hook runs timed.",
-        thousands(data.source_count),
+        "{savings}\n{} indexed ({}); {}; {} timed.",
+        count(data.source_count, "source"),
         human_bytes(data.source_bytes),
-        thousands(journal),
-        thousands(data.hook_runs_us.len() as u64)
+        count(journal, "journal row"),
+        count(data.hook_runs_us.len() as u64, "hook run")
     )
 }
 
@@ -295,9 +294,9 @@ fn per_tool(data: &InsightData) -> Option<String> {
                 label: t.tool.clone(),
                 segments: vec![(kept, "kept"), (t.returned_bytes, "returned")],
                 note: format!(
-                    "{} · {} calls",
+                    "{} · {}",
                     percent_text(t.raw_bytes, t.returned_bytes),
-                    thousands(t.calls)
+                    count(t.calls, "call")
                 ),
                 tooltip: format!(
                     "{}: {} raw, {} returned, {} calls, {} cache hits",
@@ -324,16 +323,16 @@ fn top_sources(data: &InsightData) -> Option<String> {
             label: s.label.clone(),
             segments: vec![(s.bytes, "bar")],
             note: format!(
-                "{} · {} chunks",
+                "{} · {}",
                 human_bytes(s.bytes),
-                thousands(s.chunk_count)
+                count(s.chunk_count, "chunk")
             ),
             tooltip: format!(
-                "{} ({}): {}, {} chunks",
+                "{} ({}): {}, {}",
                 s.label,
                 s.kind,
                 human_bytes(s.bytes),
-                thousands(s.chunk_count)
+                count(s.chunk_count, "chunk")
             ),
         })
         .collect();
@@ -368,10 +367,10 @@ fn hook_latency(data: &InsightData) -> Option<String> {
     let cols: Vec<Column> = LATENCY_BUCKETS
         .iter()
         .zip(&counts)
-        .map(|((_, label), &count)| Column {
+        .map(|((_, label), &runs)| Column {
             label: (*label).to_string(),
-            value: count,
-            tooltip: format!("{label}: {} runs", thousands(count)),
+            value: runs,
+            tooltip: format!("{label}: {}", count(runs, "run")),
         })
         .collect();
     let mut html = columns("Hook runs by duration", &cols, thousands);
@@ -404,8 +403,8 @@ fn journal(data: &InsightData) -> Option<String> {
         .map(|c| Row {
             label: c.category.clone(),
             segments: vec![(c.rows, "bar")],
-            note: format!("{} rows", thousands(c.rows)),
-            tooltip: format!("{}: {} rows", c.category, thousands(c.rows)),
+            note: count(c.rows, "row"),
+            tooltip: format!("{}: {}", c.category, count(c.rows, "row")),
         })
         .collect();
     Some(rows("Journal rows per category", &chart))

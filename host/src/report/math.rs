@@ -60,6 +60,12 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `1 call`, `1,234 calls`: a count and its noun, plural when it is not one.
+pub fn count(n: u64, noun: &str) -> String {
+    let plural = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{plural}", thousands(n))
+}
+
 /// `812 B`, `58.6 KB`, `1.2 MB`, `3.4 GB`.
 pub fn human_bytes(bytes: u64) -> String {
     const KB: f64 = 1024.0;
@@ -134,6 +140,9 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(count(1, "chunk"), "1 chunk");
+        assert_eq!(count(0, "chunk"), "0 chunks");
+        assert_eq!(count(1_500, "call"), "1,500 calls");
         assert_eq!(human_bytes(812), "812 B");
         assert_eq!(human_bytes(60_000), "58.6 KB");
         assert_eq!(human_bytes(1_258_291), "1.2 MB");

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::math::{bar, human_bytes, human_micros, percent_text, thousands};
+use super::math::{bar, count, human_bytes, human_micros, percent_text, thousands};
 use super::stats::{AllProjects, HookLine, Scope, StatsReport, ToolLine, Totals};
 use crate::limits::{HOOK_LATENCY_RUNS_PER_EVENT, STATS_BAR_WIDTH_CHARS, STATS_TOP_PROJECTS};
 
@@ -56,13 +56,12 @@ fn summary(out: &mut String, t: &Totals) {
     );
     let _ = writeln!(
         out,
-        "  {} of {} raw stayed out of the context (≈ {} tokens); {} returned; {} {}",
+        "  {} of {} raw stayed out of the context (≈ {} tokens); {} returned; {}",
         human_bytes(t.kept_out_bytes),
         human_bytes(t.raw_bytes),
         thousands(t.kept_out_tokens),
         human_bytes(t.returned_bytes),
-        thousands(t.calls),
-        if t.calls == 1 { "call" } else { "calls" }
+        count(t.calls, "call")
     );
 }
 
@@ -124,11 +123,8 @@ fn hook_table(out: &mut String, hooks: &[HookLine]) {
 }
 
 fn all_projects(out: &mut String, all: &AllProjects) {
-    let count = all.projects.len();
-    let title = format!(
-        "All projects ({count} {})",
-        if count == 1 { "database" } else { "databases" }
-    );
+    let listed = all.projects.len();
+    let title = format!("All projects ({})", count(listed as u64, "database"));
     let _ = writeln!(out, "\n{title}");
     if all.scope.totals.is_unmeasured() {
         let _ = writeln!(out, "  {}", unmeasured_line("in any project"));
@@ -150,7 +146,7 @@ fn all_projects(out: &mut String, all: &AllProjects) {
                 percent_text(p.totals.raw_bytes, p.totals.returned_bytes)
             );
         }
-        let rest = &all.projects[count.min(STATS_TOP_PROJECTS)..];
+        let rest = &all.projects[listed.min(STATS_TOP_PROJECTS)..];
         if !rest.is_empty() {
             let calls: u64 = rest.iter().map(|p| p.totals.calls).sum();
             let raw: u64 = rest.iter().map(|p| p.totals.raw_bytes).sum();
