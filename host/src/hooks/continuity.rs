@@ -149,6 +149,26 @@ pub(super) fn replacement_output(
     })
 }
 
+/// Records how long this hook run took (for `cm stats` / `cm insight` latency figures),
+/// in the project's store: one more open and one small write per hook run.
+pub(super) fn record_timing(
+    root: &Path,
+    event: &NormalizedEvent,
+    platform: &str,
+    event_name: &str,
+    elapsed: std::time::Duration,
+    log: &dyn Fn(&str),
+) {
+    if std::env::var_os("CM_TMP_NO_TIMING").is_some() {
+        return;
+    }
+    let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+    let event_name = event_name.to_ascii_lowercase();
+    with_store(root, event, log, |store| {
+        store.record_hook_timing(platform, &event_name, micros)
+    });
+}
+
 /// Opens the project store and runs `work`; an error is logged and gives `None`.
 fn with_store<T>(
     root: &Path,
