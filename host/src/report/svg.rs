@@ -73,7 +73,7 @@ pub fn columns(aria: &str, cols: &[Column], axis: fn(u64) -> String) -> String {
             col.value,
             escape(&col.tooltip)
         );
-        if i % label_every == 0 {
+        if i.is_multiple_of(label_every) {
             let _ = write!(
                 svg,
                 r#"<text class="axis" x="{}" y="{}" text-anchor="middle">{}</text>"#,
