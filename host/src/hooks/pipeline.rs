@@ -86,7 +86,7 @@ pub(super) fn run(
         }
     };
     let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
-    continuity::record_timing(root, &event, platform, event_name, started.elapsed(), &log);
+    continuity::record_timing(root, &event, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
 }
 
