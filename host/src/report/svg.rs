@@ -47,8 +47,9 @@ pub fn columns(aria: &str, cols: &[Column], axis: fn(u64) -> String) -> String {
     let max = cols.iter().map(|c| c.value).max().unwrap_or(0).max(1);
     let mut svg = open_svg(aria, height);
     for step in 0..=2u32 {
+        // A grid line sits at its own (rounded-down) value, so its label never lies.
         let value = max * u64::from(step) / 2;
-        let y = top + plot_h - plot_h * step / 2;
+        let y = top + plot_h - (u128::from(plot_h) * u128::from(value) / u128::from(max)) as u32;
         let _ = write!(
             svg,
             r#"<line class="grid" x1="{left}" y1="{y}" x2="{}" y2="{y}"/><text class="axis" x="{}" y="{}" text-anchor="end">{}</text>"#,
