@@ -14,6 +14,7 @@ pub mod paths;
 pub mod permissions;
 pub mod plugins;
 pub mod readiness;
+pub mod report;
 pub mod sandbox;
 pub mod search;
 pub mod service;

@@ -140,3 +140,22 @@ pub const DOCTOR_HOOK_LOG_TAIL_BYTES: u64 = 64 * 1024;
 
 /// The longest value `cm setup` shows on one line of its plan before cutting it.
 pub const SETUP_PREVIEW_MAX_CHARS: usize = 160;
+
+/// Characters of one text bar in `cm stats` / `ctx_stats` (`█` kept out, `░` returned).
+pub const STATS_BAR_WIDTH_CHARS: usize = 24;
+/// Projects listed by name in the all-projects part of the stats; the rest are summed up.
+pub const STATS_TOP_PROJECTS: usize = 10;
+/// Most recent runs per (platform, event) that hook latency percentiles are taken over.
+pub const HOOK_LATENCY_RUNS_PER_EVENT: usize = 1_000;
+/// The most stdin `cm statusline` reads (the agent's status JSON is a few hundred bytes).
+pub const STATUSLINE_STDIN_MAX_BYTES: usize = 64 * 1024;
+/// How long `cm statusline` waits for its stdin to close before answering without it.
+pub const STATUSLINE_STDIN_WAIT_MS: u64 = 100;
+/// Days of history the insight report charts.
+pub const INSIGHT_DAYS: usize = 30;
+/// Indexed sources the insight report lists, largest first.
+pub const INSIGHT_TOP_SOURCES: usize = 10;
+/// Directory under the data root that holds insight reports.
+pub const INSIGHT_DIR_NAME: &str = "insight";
+/// An insight report's file name: this prefix, the project key, `.html`.
+pub const INSIGHT_FILE_PREFIX: &str = "insight-";

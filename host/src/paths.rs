@@ -90,6 +90,30 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
     root.join("sessions")
 }
 
+/// The insight report of one project: `<root>/insight/insight-<key>.html`.
+pub fn insight_report(root: &Path, project_dir: &Path) -> PathBuf {
+    use crate::limits::{INSIGHT_DIR_NAME, INSIGHT_FILE_PREFIX};
+    root.join(INSIGHT_DIR_NAME).join(format!(
+        "{INSIGHT_FILE_PREFIX}{}.html",
+        project_key(project_dir)
+    ))
+}
+
+/// Every project database under the data root: `<root>/projects/*/context.db`, sorted.
+pub fn project_dbs(root: &Path) -> Vec<PathBuf> {
+    let mut dbs: Vec<PathBuf> = std::fs::read_dir(root.join("projects"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.path().join("context.db"))
+                .filter(|db| db.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    dbs.sort();
+    dbs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

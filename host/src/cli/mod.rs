@@ -3,6 +3,7 @@
 mod doctor;
 mod knowledge;
 mod plugin;
+mod report;
 mod setup;
 mod upgrade;
 
@@ -49,6 +50,12 @@ enum Command {
     /// Show the installed and source versions, the commands that rebuild cm, and refresh
     /// the agents already set up.
     Upgrade,
+    /// Bytes kept out of the context: this session, this project, all projects.
+    Stats(report::StatsArgs),
+    /// One line for an agent's status bar (reads the agent's status JSON on stdin).
+    Statusline,
+    /// Write the local HTML insight report and print its path.
+    Insight(report::InsightArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -60,6 +67,11 @@ pub fn main() -> ExitCode {
         let event = args.get(3).map(String::as_str).unwrap_or("");
         let code = crate::hooks::run(platform, event);
         return ExitCode::from(u8::try_from(code).unwrap_or(0));
+    }
+    // The status bar runs this every few seconds: one line, exit 0, whatever happens.
+    if args.get(1).map(String::as_str) == Some("statusline") {
+        report::statusline();
+        return ExitCode::SUCCESS;
     }
     let cli = Cli::parse();
     let result = match cli.command {
@@ -74,6 +86,12 @@ pub fn main() -> ExitCode {
         Command::Doctor(args) => return doctor::run(args),
         Command::Setup(args) => setup::run(args),
         Command::Upgrade => upgrade::run(),
+        Command::Stats(args) => report::stats(args),
+        Command::Statusline => {
+            report::statusline();
+            Ok(())
+        }
+        Command::Insight(args) => report::insight(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -149,6 +149,26 @@ pub(super) fn replacement_output(
     })
 }
 
+/// Records how long this hook run took (for `cm stats` / `cm insight` latency figures),
+/// in the project's store: one more open and one small write per hook run. Best effort:
+/// a failure here is not logged to hook-errors.log (the journal already reports a store
+/// that cannot be opened, once per call).
+pub(super) fn record_timing(
+    root: &Path,
+    event: &NormalizedEvent,
+    platform: &str,
+    event_name: &str,
+    elapsed: std::time::Duration,
+) {
+    let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+    let recorded = Store::open(root, &project_dir(event)).and_then(|mut store| {
+        store.record_hook_timing(platform, &event_name.to_ascii_lowercase(), micros)
+    });
+    if let Err(err) = recorded {
+        tracing::debug!("hook timing not recorded: {err}");
+    }
+}
+
 /// Opens the project store and runs `work`; an error is logged and gives `None`.
 fn with_store<T>(
     root: &Path,

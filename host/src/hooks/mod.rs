@@ -29,6 +29,7 @@ pub(crate) type Fallback = Arc<Mutex<HookOutput>>;
 /// Runs one hook call and returns the process exit code (always the host's "allow"
 /// convention on failure).
 pub fn run(platform: &str, event: &str) -> i32 {
+    let started = std::time::Instant::now();
     let root = crate::paths::data_root().ok();
     let fallback: Fallback = Arc::new(Mutex::new(HookOutput::default()));
     let (sender, receiver) = mpsc::channel();
@@ -42,7 +43,7 @@ pub fn run(platform: &str, event: &str) -> i32 {
         std::thread::Builder::new()
             .name("cm-hook".into())
             .spawn(move || {
-                let result = pipeline::run(&platform, &event, root.as_deref(), &fallback);
+                let result = pipeline::run(&platform, &event, root.as_deref(), &fallback, started);
                 let _ = sender.send(result);
             })
     };

@@ -24,7 +24,9 @@ pub(super) fn run(
     event: &str,
     root: Option<&Path>,
     fallback: &Fallback,
+    started: std::time::Instant,
 ) -> Result<HookOutput, String> {
+    let event_name = event;
     let root = root.ok_or("no data root: set HOME or an absolute CONTEXT_MODE_DIR")?;
     let log = |message: &str| error_log::append(Some(root), platform, event, message);
 
@@ -96,6 +98,7 @@ pub(super) fn run(
         reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
     }
     let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
+    continuity::record_timing(root, &event, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
 }
 

@@ -137,6 +137,30 @@ RETURNS:
 EXAMPLE:
 - {}";
 
+pub const CTX_STATS: &str = "\
+Show how many bytes the ctx_* tools kept out of the context, per tool and in all.
+WHEN:
+- The user asks what context-mode saved, in this session, this project or all projects
+- Checking whether large output really stayed out of the context
+WHEN NOT:
+- Diagnosing a broken setup: use ctx_doctor
+RETURNS:
+- Per scope: calls, raw and returned bytes per tool, the kept-out share with a text bar, tokens (bytes / 4)
+- ctx_fetch_and_index cache hits and hook latency p50/p95/max per platform and event
+EXAMPLE:
+- {}";
+
+pub const CTX_INSIGHT: &str = "\
+Write the local insight report (one HTML file) and get its path.
+WHEN:
+- The user wants charts: kept-out bytes per day and per tool, largest sources, hook latency, journal
+WHEN NOT:
+- A quick figure in the conversation: use ctx_stats
+RETURNS:
+- The path of a self-contained HTML file under the data root (no script, no network) and a two-line summary
+EXAMPLE:
+- {}";
+
 /// Why a description breaks the contract, if it does.
 pub fn contract_violations(tool: &str, description: &str) -> Vec<String> {
     let mut problems = Vec::new();
@@ -229,6 +253,8 @@ mod tests {
         ("ctx_resume", CTX_RESUME),
         ("ctx_doctor", CTX_DOCTOR),
         ("ctx_upgrade", CTX_UPGRADE),
+        ("ctx_stats", CTX_STATS),
+        ("ctx_insight", CTX_INSIGHT),
     ];
 
     #[test]

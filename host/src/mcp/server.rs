@@ -48,7 +48,8 @@ impl CmServer {
                 Ok(p) => service::fetch_and_index(s, p, &raw).await,
                 Err(e) => e,
             },
-            "ctx_index" | "ctx_search" | "ctx_purge" | "ctx_resume" | "ctx_doctor" => {
+            "ctx_index" | "ctx_search" | "ctx_purge" | "ctx_resume" | "ctx_doctor"
+            | "ctx_stats" | "ctx_insight" => {
                 // SQLite work is blocking: keep it off the async workers.
                 let (service, name_owned) = (s.clone(), name.to_string());
                 let joined = tokio::task::spawn_blocking(move || match name_owned.as_str() {
@@ -60,6 +61,10 @@ impl CmServer {
                         .map_or_else(|e| e, |p| service::resume(&service, p)),
                     "ctx_doctor" => parse(&name_owned, &raw)
                         .map_or_else(|e| e, |p| service::doctor(&service, p)),
+                    "ctx_stats" => parse::<service::StatsParams>(&name_owned, &raw)
+                        .map_or_else(|e| e, |_| service::stats(&service)),
+                    "ctx_insight" => parse::<service::InsightParams>(&name_owned, &raw)
+                        .map_or_else(|e| e, |_| service::insight(&service)),
                     _ => {
                         parse(&name_owned, &raw).map_or_else(|e| e, |p| service::purge(&service, p))
                     }

@@ -9,7 +9,7 @@ use super::descriptions as d;
 use crate::fetch::FetchAndIndexParams;
 use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
 use crate::search::{IndexParams, PurgeParams, SearchParams};
-use crate::service::{DoctorParams, ResumeParams, UpgradeParams};
+use crate::service::{DoctorParams, InsightParams, ResumeParams, StatsParams, UpgradeParams};
 
 /// One registered tool.
 pub struct ToolSpec {
@@ -58,6 +58,13 @@ pub fn all() -> Vec<ToolSpec> {
             "ctx_upgrade",
             d::CTX_UPGRADE,
             hints(true, false, true, false),
+        ),
+        spec::<StatsParams>("ctx_stats", d::CTX_STATS, hints(true, false, true, false)),
+        // Writes (and rewrites) one report file under the data root; nothing else.
+        spec::<InsightParams>(
+            "ctx_insight",
+            d::CTX_INSIGHT,
+            hints(false, false, true, false),
         ),
     ]
 }
@@ -126,7 +133,7 @@ mod tests {
     }
 
     #[test]
-    fn only_purge_is_destructive_and_only_search_resume_doctor_and_upgrade_are_read_only() {
+    fn only_purge_is_destructive_and_only_insight_of_the_others_writes() {
         for tool in all() {
             assert_eq!(
                 tool.annotations.destructive_hint,
@@ -138,11 +145,39 @@ mod tests {
                 tool.annotations.read_only_hint,
                 Some(matches!(
                     tool.name,
-                    "ctx_search" | "ctx_resume" | "ctx_doctor" | "ctx_upgrade"
+                    "ctx_search" | "ctx_resume" | "ctx_doctor" | "ctx_upgrade" | "ctx_stats"
                 )),
                 "{}",
                 tool.name
             );
         }
+    }
+
+    #[test]
+    fn the_reports_are_idempotent_and_stay_local() {
+        for tool in all()
+            .iter()
+            .filter(|t| matches!(t.name, "ctx_stats" | "ctx_insight"))
+        {
+            assert_eq!(
+                tool.annotations.idempotent_hint,
+                Some(true),
+                "{}",
+                tool.name
+            );
+            assert_eq!(
+                tool.annotations.open_world_hint,
+                Some(false),
+                "{}",
+                tool.name
+            );
+        }
+        assert_eq!(
+            all()
+                .iter()
+                .filter(|t| matches!(t.name, "ctx_stats" | "ctx_insight"))
+                .count(),
+            2
+        );
     }
 }

@@ -7,6 +7,7 @@ mod execute;
 mod guard;
 mod knowledge;
 mod platform;
+mod report;
 mod resume;
 mod shape;
 mod upgrade;
@@ -22,6 +23,9 @@ use crate::store::Store;
 pub use doctor::{DoctorParams, doctor};
 pub use execute::{batch_execute, execute, execute_file};
 pub use knowledge::{fetch_and_index, index, purge, search};
+pub use report::{
+    InsightParams, StatsParams, insight, open_project_read_only, stats, stats_report, write_insight,
+};
 pub use resume::{ResumeParams, resume};
 pub use upgrade::{UpgradeParams, upgrade};
 

@@ -6,6 +6,7 @@
 mod content;
 mod journal;
 mod open;
+mod report;
 mod retry;
 mod schema;
 mod stats;
@@ -21,6 +22,7 @@ pub use content::{
     IndexedSource, NewSource, Origin, PurgeReport, PurgeScope, SourceKind, StoredSource,
 };
 pub use journal::{JournalEntry, JournalInsert, JournalOp, NewJournalEntry, StateBlock};
+pub use report::{CategoryCount, DayStats, HookDuration, SourceSize};
 pub use schema::SCHEMA_VERSION;
 pub use stats::{HookTimingSummary, ToolStatsSummary};
 
@@ -38,6 +40,8 @@ pub enum StoreError {
         "database schema version {found} is newer than this cm supports ({supported}); upgrade cm"
     )]
     SchemaTooNew { found: i64, supported: i64 },
+    #[error("not a context-mode database")]
+    NotContextMode,
     #[error("cannot determine the data root: {0}")]
     DataRoot(#[from] crate::paths::DataRootError),
 }
@@ -52,8 +56,13 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating when needed) the database of `project_dir` under the data `root`.
+    /// Records the project's path in the database, so reports over all projects can name it.
     pub fn open(root: &Path, project_dir: &Path) -> Result<Store> {
-        Self::open_path(&crate::paths::project_db(root, project_dir))
+        let mut store = Self::open_path(&crate::paths::project_db(root, project_dir))?;
+        if let Err(err) = store.remember_project_path(project_dir) {
+            tracing::debug!("cannot record the project path: {err}");
+        }
+        Ok(store)
     }
 
     /// Opens (creating when needed) the database at `db_path`. A garbage file there is

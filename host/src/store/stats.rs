@@ -80,11 +80,17 @@ impl Store {
     /// Per-tool totals for one session, or all time when `session_id` is `None`;
     /// largest raw total first.
     pub fn tool_stats_summary(&self, session_id: Option<&str>) -> Result<Vec<ToolStatsSummary>> {
-        let mut stmt = self.conn.prepare_cached(
+        // Two statements: `?1 IS NULL OR session_id = ?1` would keep SQLite from using
+        // the session index, and the status line reads one session of a long history.
+        let mut stmt = self.conn.prepare_cached(if session_id.is_some() {
             "SELECT tool, count(*), sum(raw_bytes), sum(returned_bytes), sum(cache_hit)
-             FROM tool_stats WHERE ?1 IS NULL OR session_id = ?1
-             GROUP BY tool ORDER BY sum(raw_bytes) DESC, tool",
-        )?;
+             FROM tool_stats WHERE session_id = ?1
+             GROUP BY tool ORDER BY sum(raw_bytes) DESC, tool"
+        } else {
+            "SELECT tool, count(*), sum(raw_bytes), sum(returned_bytes), sum(cache_hit)
+             FROM tool_stats WHERE ?1 IS NULL
+             GROUP BY tool ORDER BY sum(raw_bytes) DESC, tool"
+        })?;
         let rows = stmt.query_map([session_id], |r| {
             Ok(ToolStatsSummary {
                 tool: r.get(0)?,

@@ -1,0 +1,25 @@
+//! Savings and activity reports: `ctx_stats` / `cm stats` (text or JSON), `cm statusline`
+//! (one line), and `ctx_insight` / `cm insight` (one self-contained HTML file). Figures
+//! come from the stores' `tool_stats`, `hook_timings`, `sources` and `journal` tables;
+//! the journal is shown as activity and never counted as savings.
+
+pub mod insight;
+pub mod math;
+pub mod stats;
+pub mod statusline;
+pub mod svg;
+pub mod text;
+
+#[cfg(test)]
+mod tests;
+
+pub use stats::{StatsReport, gather, reported_session};
+
+/// Text a person reads on one line.
+pub(crate) fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
