@@ -20,8 +20,12 @@ pub const BM25_TITLE_WEIGHT: f64 = 5.0;
 pub const DB_TIMEOUT_MS: u64 = 5_000;
 /// SQLite page cache of one connection, at most (filled as pages are read).
 pub const DB_PAGE_CACHE_BYTES: usize = 32 * 1024 * 1024;
-/// A store closes with a PASSIVE WAL checkpoint only when its WAL is at least this big.
-pub const STORE_CLOSE_CHECKPOINT_WAL_BYTES: u64 = 4 * 1024 * 1024;
+/// A store closes with a WAL checkpoint (TRUNCATE, never waiting) only when its WAL is
+/// at least this big: every process that is a project's only connection re-reads the
+/// whole WAL when it opens, so the WAL must stay small (see store/mod.rs).
+pub const STORE_CLOSE_CHECKPOINT_WAL_BYTES: u64 = 1024 * 1024;
+/// After the WAL restarts, SQLite truncates the file to this size.
+pub const STORE_WAL_SIZE_LIMIT_BYTES: u64 = 1024 * 1024;
 /// Indexed content older than this is removed when the server starts.
 pub const CONTENT_MAX_AGE_DAYS: u64 = 14;
 

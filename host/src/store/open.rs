@@ -95,6 +95,14 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
          PRAGMA foreign_keys=ON;
          PRAGMA temp_store=MEMORY;",
     )?;
+    conn.query_row(
+        &format!(
+            "PRAGMA journal_size_limit={}",
+            crate::limits::STORE_WAL_SIZE_LIMIT_BYTES
+        ),
+        [],
+        |_| Ok(()),
+    )?;
     // The default 2 MB page cache makes a long-lived server re-read index pages from the
     // OS on every search (measured: search p50 2.1 → 1.3 ms on a 10 MB index). Pages
     // are cached as they are read, so a short-lived hook connection uses little of it.
@@ -104,7 +112,7 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     ))?;
     // A hook process is often the last connection of a project; SQLite would then run a
     // full checkpoint (four fsyncs) on every close. The WAL stays instead and is
-    // checkpointed by size (auto-checkpoint, and `Store`'s close when it is large).
+    // checkpointed by size when a `Store` closes (see `Store::checkpoint`).
     conn.set_db_config(
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
         true,
@@ -229,6 +237,45 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// One-shot processes (hooks) are each a project's only connection. Each rebuilds
+    /// the WAL index on open, so the WAL must not grow with every run.
+    #[test]
+    fn the_wal_stays_bounded_across_one_shot_connections() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let project = tempfile::tempdir().expect("project");
+        let db = crate::paths::project_db(root.path(), project.path());
+        let mut wal = db.clone().into_os_string();
+        wal.push("-wal");
+        let mut largest = 0;
+        for run in 0..300 {
+            let mut store = Store::open(root.path(), project.path()).expect("open");
+            let summary = format!("edited src/file_{run}.rs");
+            let data = "x".repeat(3_000);
+            store
+                .journal_insert(&crate::store::NewJournalEntry {
+                    session_id: "s1",
+                    category: "file",
+                    priority: 2,
+                    summary: &summary,
+                    data: &data,
+                    dedup: true,
+                })
+                .expect("journal");
+            store
+                .record_tool_stats("s1", "ctx_execute", 5_000, 100, false)
+                .expect("stats");
+            drop(store);
+            largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
+        }
+        let limit = crate::limits::STORE_CLOSE_CHECKPOINT_WAL_BYTES;
+        assert!(
+            largest < 2 * limit,
+            "the WAL reached {largest} bytes (checkpointed at {limit})"
+        );
+        let store = Store::open(root.path(), project.path()).expect("open");
+        assert_eq!(store.journal_count("s1").expect("count"), 300);
     }
 
     #[test]
