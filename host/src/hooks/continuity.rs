@@ -29,7 +29,7 @@ pub(super) fn project_dir(event: &NormalizedEvent) -> PathBuf {
 /// that never comes marks the call rejected). Platforms without post-tool-use are
 /// skipped: every call there would look rejected.
 pub(super) fn after_pre_tool_use(
-    root: &Path,
+    store: &mut HookStore<'_>,
     descriptor: &Descriptor,
     event: &NormalizedEvent,
     verdict: Verdict,
@@ -41,7 +41,7 @@ pub(super) fn after_pre_tool_use(
         .iter()
         .any(|b| b.kind == EventKind::PostToolUse);
     if will_run && has_post {
-        with_store(root, event, log, |store| {
+        store.with(event, log, |store| {
             journal::record(store, event).map(|_| ())
         });
     }
@@ -50,7 +50,7 @@ pub(super) fn after_pre_tool_use(
 /// Journals an event other than pre-tool-use and returns the context to inject, if any
 /// (only when the event can carry it).
 pub(super) fn on_event(
-    root: &Path,
+    store: &mut HookStore<'_>,
     descriptor: &Descriptor,
     binding: &EventBinding,
     event: &NormalizedEvent,
@@ -60,44 +60,48 @@ pub(super) fn on_event(
     let context = match event.kind {
         EventKind::PreToolUse => None,
         EventKind::PostToolUse | EventKind::Stop => {
-            with_store(root, event, log, |store| {
+            store.with(event, log, |store| {
                 journal::record(store, event).map(|_| ())
             });
             None
         }
-        EventKind::UserPrompt => with_store(root, event, log, |store| {
-            journal::record(store, event)?;
-            match (&event.prompt, can_inject) {
-                (Some(prompt), true) => journal::prompt_context(store, &event.session_id, prompt),
-                _ => Ok(None),
-            }
-        })
-        .flatten(),
+        EventKind::UserPrompt => store
+            .with(event, log, |store| {
+                journal::record(store, event)?;
+                match (&event.prompt, can_inject) {
+                    (Some(prompt), true) => {
+                        journal::prompt_context(store, &event.session_id, prompt)
+                    }
+                    _ => Ok(None),
+                }
+            })
+            .flatten(),
         EventKind::PreCompact => {
-            with_store(root, event, log, |store| {
+            store.with(event, log, |store| {
                 journal::pre_compact(store, event).map(|_| ())
             });
             None
         }
         EventKind::SessionStart => {
             let source = event.source.unwrap_or(SessionSource::Unknown);
-            with_store(root, event, log, |store| {
-                journal::record(store, event)?;
-                if !can_inject {
-                    return Ok(None);
-                }
-                journal::session_start_context(
-                    store,
-                    &event.session_id,
-                    source,
-                    &descriptor.ctx_tool_prefix,
-                )
-            })
-            // Without a journal a new session still learns how to reach the tools.
-            .unwrap_or_else(|| {
-                matches!(source, SessionSource::Startup | SessionSource::Unknown)
-                    .then(|| journal::routing_block(&descriptor.ctx_tool_prefix))
-            })
+            store
+                .with(event, log, |store| {
+                    journal::record(store, event)?;
+                    if !can_inject {
+                        return Ok(None);
+                    }
+                    journal::session_start_context(
+                        store,
+                        &event.session_id,
+                        source,
+                        &descriptor.ctx_tool_prefix,
+                    )
+                })
+                // Without a journal a new session still learns how to reach the tools.
+                .unwrap_or_else(|| {
+                    matches!(source, SessionSource::Startup | SessionSource::Unknown)
+                        .then(|| journal::routing_block(&descriptor.ctx_tool_prefix))
+                })
         }
     };
     context.filter(|text| can_inject && !text.trim().is_empty())
@@ -108,7 +112,7 @@ pub(super) fn on_event(
 /// replaced by the parts matching the session's last request, plus one `ctx_search` line.
 /// Built-in tools are left alone: see docs/adr/0006-post-tool-use-replacement.md.
 pub(super) fn replacement_output(
-    root: &Path,
+    store: &mut HookStore<'_>,
     binding: &EventBinding,
     event: &NormalizedEvent,
     log: &dyn Fn(&str),
@@ -123,7 +127,7 @@ pub(super) fn replacement_output(
     if !replaceable {
         return None;
     }
-    with_store(root, event, log, |store| {
+    store.with(event, log, |store| {
         let intent = store
             .journal_in_categories(&event.session_id, &["prompt"], 1, 0)?
             .pop()
@@ -149,46 +153,67 @@ pub(super) fn replacement_output(
     })
 }
 
-/// Records how long this hook run took (for `cm stats` / `cm insight` latency figures),
-/// in the project's store: one more open and one small write per hook run. Best effort:
-/// a failure here is not logged to hook-errors.log (the journal already reports a store
-/// that cannot be opened, once per call).
+/// Records how long this hook run took (for `cm stats` / `cm insight` latency figures).
+/// Best effort: a failure here is not logged to hook-errors.log (a store that cannot be
+/// opened is already reported once per run by the journal steps).
 pub(super) fn record_timing(
-    root: &Path,
+    store: &mut HookStore<'_>,
     event: &NormalizedEvent,
     platform: &str,
     event_name: &str,
     elapsed: std::time::Duration,
 ) {
     let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
-    let recorded = Store::open(root, &project_dir(event)).and_then(|mut store| {
+    store.with(event, &|_| {}, |store| {
         store.record_hook_timing(platform, &event_name.to_ascii_lowercase(), micros)
     });
-    if let Err(err) = recorded {
-        tracing::debug!("hook timing not recorded: {err}");
-    }
 }
 
-/// Opens the project store and runs `work`; an error is logged and gives `None`.
-fn with_store<T>(
-    root: &Path,
-    event: &NormalizedEvent,
-    log: &dyn Fn(&str),
-    work: impl FnOnce(&mut Store) -> Result<T, crate::store::StoreError>,
-) -> Option<T> {
-    let project = project_dir(event);
-    let mut store = match Store::open(root, &project) {
-        Ok(store) => store,
-        Err(err) => {
-            log(&format!("journal: cannot open the project store: {err}"));
+/// The project store of one hook run, opened on first use and shared by every step:
+/// each open rebuilds the WAL index and checks the schema, so a run opens it once.
+pub(super) struct HookStore<'a> {
+    root: &'a Path,
+    store: Option<Store>,
+    /// The open failed once; later steps do not retry (or log) it.
+    failed: bool,
+}
+
+impl<'a> HookStore<'a> {
+    pub(super) fn new(root: &'a Path) -> Self {
+        HookStore {
+            root,
+            store: None,
+            failed: false,
+        }
+    }
+
+    /// Runs `work` on the store of the event's project; an error is logged and gives `None`.
+    fn with<T>(
+        &mut self,
+        event: &NormalizedEvent,
+        log: &dyn Fn(&str),
+        work: impl FnOnce(&mut Store) -> Result<T, crate::store::StoreError>,
+    ) -> Option<T> {
+        if self.failed {
             return None;
         }
-    };
-    match work(&mut store) {
-        Ok(value) => Some(value),
-        Err(err) => {
-            log(&format!("journal: {err}"));
-            None
+        if self.store.is_none() {
+            match Store::open(self.root, &project_dir(event)) {
+                Ok(store) => self.store = Some(store),
+                Err(err) => {
+                    self.failed = true;
+                    log(&format!("journal: cannot open the project store: {err}"));
+                    return None;
+                }
+            }
+        }
+        let store = self.store.as_mut()?;
+        match work(store) {
+            Ok(value) => Some(value),
+            Err(err) => {
+                log(&format!("journal: {err}"));
+                None
+            }
         }
     }
 }

@@ -70,18 +70,30 @@ pub(super) fn run(
         ParseError::BadInput(why) => format!("bad stdin: {why}"),
     })?;
 
+    let mut store = continuity::HookStore::new(root);
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
             let reply = pre_tool_use(&engine, &registry, root, &loaded, &event, tool, &log);
-            continuity::after_pre_tool_use(root, &loaded.descriptor, &event, reply.verdict, &log);
+            continuity::after_pre_tool_use(
+                &mut store,
+                &loaded.descriptor,
+                &event,
+                reply.verdict,
+                &log,
+            );
             reply
         }
         (kind, tool) => {
             let mut reply = reply::no_opinion(kind, &loaded.binding.native, tool);
-            reply.additional_context =
-                continuity::on_event(root, &loaded.descriptor, &loaded.binding, &event, &log);
+            reply.additional_context = continuity::on_event(
+                &mut store,
+                &loaded.descriptor,
+                &loaded.binding,
+                &event,
+                &log,
+            );
             reply.updated_output =
-                continuity::replacement_output(root, &loaded.binding, &event, &log);
+                continuity::replacement_output(&mut store, &loaded.binding, &event, &log);
             reply
         }
     };
@@ -98,7 +110,7 @@ pub(super) fn run(
         reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
     }
     let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
-    continuity::record_timing(root, &event, platform, event_name, started.elapsed());
+    continuity::record_timing(&mut store, &event, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
 }
 
