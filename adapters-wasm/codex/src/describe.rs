@@ -12,6 +12,12 @@ pub const CTX_TOOL_PREFIX: &str = "mcp__context-mode__";
 /// Set by Codex in the environment of the commands it runs (the session's thread id).
 pub const ENV_THREAD_ID: &str = "CODEX_THREAD_ID";
 
+/// Moves Codex's home (`~/.codex`: config.toml, hooks.json, AGENTS.md) when set.
+pub const ENV_CODEX_HOME: &str = "CODEX_HOME";
+
+/// Codex's home as a setup path: `$CODEX_HOME` when set, else `~/.codex`.
+pub const CODEX_HOME_DIR: &str = "{env:CODEX_HOME|~/.codex}";
+
 /// One Codex hook event: the `cm hook` name, Codex's own name, the kind and what
 /// Codex's reply to it can express.
 pub struct CodexEvent {
@@ -81,7 +87,7 @@ pub fn descriptor() -> Descriptor {
         // `codex-mcp-client` from the CLI, `Codex` from the desktop and IDE clients.
         client_names: strings(&["codex-mcp-client", "Codex"]),
         env_markers: strings(&[ENV_THREAD_ID, "CODEX_SANDBOX", "CODEX_MANAGED_BY_NPM"]),
-        file_markers: strings(&["~/.codex"]),
+        file_markers: strings(&[CODEX_HOME_DIR]),
         events: EVENTS
             .iter()
             .map(|event| EventBinding {
@@ -90,7 +96,7 @@ pub fn descriptor() -> Descriptor {
                 capabilities: event.capabilities,
             })
             .collect(),
-        env_vars: strings(&[ENV_THREAD_ID]),
+        env_vars: strings(&[ENV_THREAD_ID, ENV_CODEX_HOME]),
         ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
@@ -109,7 +115,8 @@ mod tests {
         assert_eq!(d.id, "codex");
         assert_eq!(d.display_name, "Codex CLI");
         assert_eq!(d.client_names, ["codex-mcp-client", "Codex"]);
-        assert_eq!(d.file_markers, ["~/.codex"]);
+        assert_eq!(d.file_markers, ["{env:CODEX_HOME|~/.codex}"]);
+        assert!(d.env_vars.iter().any(|v| v == "CODEX_HOME"));
         assert!(d.env_markers.iter().any(|m| m == "CODEX_THREAD_ID"));
         assert_eq!(d.ctx_tool_prefix, "mcp__context-mode__");
     }

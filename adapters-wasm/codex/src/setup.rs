@@ -7,8 +7,9 @@
 //!   matchers written without lookahead because Codex matches with Rust's `regex`;
 //! - instructions (optional): AGENTS.md, the only instruction file Codex loads.
 //!
-//! `CODEX_HOME` moves `~/.codex`; a plan cannot see the environment, so the
-//! files are named under `~/.codex` (see docs/adr/0020).
+//! `CODEX_HOME` moves `~/.codex`: the files are named `{env:CODEX_HOME|~/.codex}/…`,
+//! which the host resolves (the variable is declared in the descriptor's `env-vars`;
+//! see docs/adr/0020).
 
 use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;
@@ -21,8 +22,9 @@ use crate::bindings::exports::context_mode::plugin::adapter::{
 };
 use crate::describe::EVENTS;
 
-const CONFIG: &str = "~/.codex/config.toml";
-const HOOKS: &str = "~/.codex/hooks.json";
+const CONFIG: &str = "{env:CODEX_HOME|~/.codex}/config.toml";
+const HOOKS: &str = "{env:CODEX_HOME|~/.codex}/hooks.json";
+const GLOBAL_AGENTS_MD: &str = "{env:CODEX_HOME|~/.codex}/AGENTS.md";
 const ROUTING_TEXT: &str = include_str!("../../../configs/codex/AGENTS.md");
 
 /// Codex's shell tools (hooks see most as `Bash`), plus its file reader and grep.
@@ -118,7 +120,7 @@ fn routing_edit(for_project: bool) -> ConfigEdit {
     let (file, scope) = if for_project {
         ("{project}/AGENTS.md", "this project")
     } else {
-        ("~/.codex/AGENTS.md", "every project")
+        (GLOBAL_AGENTS_MD, "every project")
     };
     ConfigEdit {
         kind: EditKind::Instructions,
@@ -186,7 +188,7 @@ mod tests {
                 (EditKind::Hooks, HOOKS, ConfigFormat::Json, false),
                 (
                     EditKind::Instructions,
-                    "~/.codex/AGENTS.md",
+                    GLOBAL_AGENTS_MD,
                     ConfigFormat::Text,
                     true
                 ),

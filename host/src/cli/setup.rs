@@ -56,7 +56,7 @@ pub fn run(args: SetupArgs) -> anyhow::Result<()> {
         routing: args.routing,
         statusline: args.statusline,
     };
-    let plan = setup::apply::plan(&mut agents, &cm, &home, project.as_deref(), extras)
+    let plan = setup::apply::plan(&root, &mut agents, &cm, &home, project.as_deref(), extras)
         .map_err(|e| anyhow!(e))?;
     println!("cm setup with {cm}");
     show_plan(&plan, &home);

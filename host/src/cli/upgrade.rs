@@ -23,8 +23,8 @@ pub fn run() -> anyhow::Result<()> {
         let agents = setup::load_all(&root).map_err(|e| anyhow!(e))?;
         let mut agents =
             setup::select(agents, Some(std::slice::from_ref(id)), &home).map_err(|e| anyhow!(e))?;
-        let part =
-            setup::apply::plan(&mut agents, &cm, &home, None, *extras).map_err(|e| anyhow!(e))?;
+        let part = setup::apply::plan(&root, &mut agents, &cm, &home, None, *extras)
+            .map_err(|e| anyhow!(e))?;
         plan.agents.extend(part.agents);
         plan.files.extend(part.files);
     }

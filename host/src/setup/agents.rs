@@ -90,8 +90,18 @@ impl Agent {
         self.descriptor
             .file_markers
             .iter()
-            .filter_map(|marker| expand(marker, home, None))
+            .filter_map(|marker| expand(marker, home, None, &|name| self.env_var(name)).ok())
             .any(|path| path.exists())
+    }
+
+    /// A variable the adapter declares in its descriptor's `env-vars`; no other is read.
+    fn env_var(&self, name: &str) -> Option<String> {
+        self.descriptor
+            .env_vars
+            .iter()
+            .any(|declared| declared == name)
+            .then(|| std::env::var(name).ok())
+            .flatten()
     }
 
     /// The plan's edits this run applies: the required ones, plus the optional ones
@@ -119,9 +129,19 @@ impl Agent {
             if !wanted {
                 continue;
             }
-            let Some(path) = expand(&edit.file, home, project) else {
-                notes.push(format!("{}: needs --project (skipped)", edit.file));
-                continue;
+            let path = match expand(&edit.file, home, project, &|name| self.env_var(name)) {
+                Ok(path) => path,
+                Err(Unresolved::NeedsProject) => {
+                    notes.push(format!("{}: needs --project (skipped)", edit.file));
+                    continue;
+                }
+                Err(Unresolved::Refused) => {
+                    notes.push(format!(
+                        "{}: not a file setup may edit (skipped; files start with ~/, {{project}}/ or {{env:NAME|~/…}}/)",
+                        edit.file
+                    ));
+                    continue;
+                }
             };
             edits.push(ResolvedEdit {
                 kind: edit.kind,
@@ -136,30 +156,71 @@ impl Agent {
     }
 }
 
-/// `~/x` → home/x, `{project}/x` → project/x; any other relative or unknown form is
-/// refused (an adapter cannot point setup at an arbitrary place by accident).
-pub fn expand(file: &str, home: &Path, project: Option<&Path>) -> Option<PathBuf> {
+/// `~/x` → home/x, `{project}/x` → project/x, `{env:NAME|fallback}/x` → the variable's
+/// value (made absolute) when it is set and not empty, else the fallback (itself `~/…`
+/// or `{project}/…`); `env` answers only for the variables the adapter declares. Any
+/// other relative or unknown form, or a `..`, is refused (an adapter cannot point setup
+/// at an arbitrary place by accident).
+pub fn expand(
+    file: &str,
+    home: &Path,
+    project: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<PathBuf, Unresolved> {
     let file = file.trim();
+    if let Some(spec) = file.strip_prefix("{env:") {
+        let (inner, rest) = spec.split_once('}').ok_or(Unresolved::Refused)?;
+        let (name, fallback) = inner.split_once('|').ok_or(Unresolved::Refused)?;
+        let rest = match rest {
+            "" => "",
+            _ => rest.strip_prefix('/').ok_or(Unresolved::Refused)?,
+        };
+        check_relative(rest)?;
+        let fallback = expand(fallback, home, project, &|_| None);
+        if fallback == Err(Unresolved::Refused) {
+            return fallback;
+        }
+        return match env(name).filter(|v| !v.is_empty()) {
+            Some(value) => std::path::absolute(&value)
+                .map(|base| base.join(rest))
+                .map_err(|_| Unresolved::Refused),
+            None => fallback.map(|base| base.join(rest)),
+        };
+    }
     let (base, rest) = if file == "~" {
         (home, "")
     } else if let Some(rest) = file.strip_prefix("~/") {
         (home, rest)
     } else if let Some(rest) = file.strip_prefix("{project}/") {
-        (project?, rest)
+        (project.ok_or(Unresolved::NeedsProject)?, rest)
     } else {
-        return None;
+        return Err(Unresolved::Refused);
     };
-    let rest = Path::new(rest);
-    let escapes = rest.components().any(|c| {
+    check_relative(rest)?;
+    Ok(base.join(rest))
+}
+
+/// Why a plan's file name did not resolve to a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unresolved {
+    /// A `{project}/` file on a run without `--project`.
+    NeedsProject,
+    /// Not a form setup accepts.
+    Refused,
+}
+
+fn check_relative(rest: &str) -> Result<(), Unresolved> {
+    let escapes = Path::new(rest).components().any(|c| {
         !matches!(
             c,
             std::path::Component::Normal(_) | std::path::Component::CurDir
         )
     });
     if escapes {
-        return None;
+        Err(Unresolved::Refused)
+    } else {
+        Ok(())
     }
-    Some(base.join(rest))
 }
 
 /// The name of an edit kind as the contract spells it.
@@ -177,22 +238,85 @@ pub fn kind_name(kind: EditKind) -> &'static str {
 mod tests {
     use super::*;
 
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
     #[test]
     fn paths_expand_only_from_home_or_project() {
         let home = Path::new("/home/u");
         let project = Path::new("/work/app");
         assert_eq!(
-            expand("~/.claude.json", home, None),
-            Some(home.join(".claude.json"))
+            expand("~/.claude.json", home, None, &no_env),
+            Ok(home.join(".claude.json"))
         );
         assert_eq!(
-            expand("{project}/.cursor/mcp.json", home, Some(project)),
-            Some(project.join(".cursor/mcp.json"))
+            expand("{project}/.cursor/mcp.json", home, Some(project), &no_env),
+            Ok(project.join(".cursor/mcp.json"))
         );
-        assert_eq!(expand("{project}/.cursor/mcp.json", home, None), None);
-        assert_eq!(expand("/etc/passwd", home, None), None);
-        assert_eq!(expand("~/../etc/passwd", home, None), None);
-        assert_eq!(expand("~", home, None), Some(home.to_path_buf()));
+        assert_eq!(
+            expand("{project}/.cursor/mcp.json", home, None, &no_env),
+            Err(Unresolved::NeedsProject)
+        );
+        assert_eq!(
+            expand("/etc/passwd", home, None, &no_env),
+            Err(Unresolved::Refused)
+        );
+        assert_eq!(
+            expand("~/../etc/passwd", home, None, &no_env),
+            Err(Unresolved::Refused)
+        );
+        assert_eq!(expand("~", home, None, &no_env), Ok(home.to_path_buf()));
+    }
+
+    #[test]
+    fn an_env_path_uses_the_variable_when_set_else_its_fallback() {
+        let home = Path::new("/home/u");
+        let set = |name: &str| (name == "CODEX_HOME").then(|| "/opt/codex".to_owned());
+        let empty = |_: &str| Some(String::new());
+        let file = "{env:CODEX_HOME|~/.codex}/config.toml";
+        assert_eq!(
+            expand(file, home, None, &set),
+            Ok(PathBuf::from("/opt/codex/config.toml"))
+        );
+        assert_eq!(
+            expand(file, home, None, &no_env),
+            Ok(home.join(".codex/config.toml"))
+        );
+        assert_eq!(
+            expand(file, home, None, &empty),
+            Ok(home.join(".codex/config.toml"))
+        );
+        assert_eq!(
+            expand("{env:CODEX_HOME|~/.codex}", home, None, &set),
+            Ok(PathBuf::from("/opt/codex"))
+        );
+        let relative = |_: &str| Some("rel/codex".to_owned());
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            expand(file, home, None, &relative),
+            Ok(cwd.join("rel/codex/config.toml"))
+        );
+        for refused in [
+            "{env:CODEX_HOME|~/.codex}/../x",
+            "{env:CODEX_HOME|/etc}/x",
+            "{env:CODEX_HOME}/x",
+            "{env:CODEX_HOME|~/.codex}x",
+            "{env:CODEX_HOME|~/.codex",
+        ] {
+            for env in [&no_env as &dyn Fn(&str) -> Option<String>, &set] {
+                assert_eq!(
+                    expand(refused, home, None, env),
+                    Err(Unresolved::Refused),
+                    "{refused}"
+                );
+            }
+        }
+        // The fallback cannot itself read the environment.
+        assert_eq!(
+            expand("{env:A|{env:B|~/x}}/y", home, None, &set),
+            Err(Unresolved::Refused)
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use super::agents::{Agent, Extras, ResolvedEdit, kind_name};
 use super::files::{Backup, Written, read_existing, write_atomic};
 use super::manifest::Manifest;
-use super::model::{Change, ChangeKind, MergeOutcome, Op};
-use super::{json_merge, toml_merge};
+use super::model::{Change, MergeOutcome, Op};
+use super::{json_merge, text_merge, toml_merge};
 use crate::plugins::bindings::ConfigFormat;
 
 /// What setup will do to one file.
@@ -64,12 +64,14 @@ impl Plan {
 
 /// Merges every agent's edits into the files as they are now. Writes nothing.
 pub fn plan(
+    root: &Path,
     agents: &mut [Agent],
     cm_command: &str,
     home: &Path,
     project: Option<&Path>,
     extras: Extras,
 ) -> Result<Plan, String> {
+    let manifest = Manifest::load(root)?;
     let mut plan = Plan::default();
     for agent in agents.iter_mut() {
         let (edits, notes) = agent
@@ -77,7 +79,7 @@ pub fn plan(
             .map_err(|e| format!("{}: {e}", agent.id()))?;
         let id = agent.id().to_owned();
         for edit in edits {
-            add_edit(&mut plan.files, &id, &edit)?;
+            add_edit(&mut plan.files, &manifest, &id, &edit)?;
         }
         plan.agents.push(AgentPlan {
             id,
@@ -88,7 +90,12 @@ pub fn plan(
     Ok(plan)
 }
 
-fn add_edit(files: &mut Vec<FilePlan>, agent: &str, edit: &ResolvedEdit) -> Result<(), String> {
+fn add_edit(
+    files: &mut Vec<FilePlan>,
+    manifest: &Manifest,
+    agent: &str,
+    edit: &ResolvedEdit,
+) -> Result<(), String> {
     let format = format_name(edit.format);
     let index = match files.iter().position(|f| f.path == edit.path) {
         Some(i) => i,
@@ -122,8 +129,12 @@ fn add_edit(files: &mut Vec<FilePlan>, agent: &str, edit: &ResolvedEdit) -> Resu
         ),
         None => None,
     };
-    let merged =
-        merge(edit.format, current, &edit.content).map_err(|e| format!("{} {e}", edit.shown))?;
+    let ours_whole = file
+        .before
+        .as_deref()
+        .is_some_and(|bytes| manifest.owns_whole(&file.path, bytes));
+    let merged = merge(edit.format, current, &edit.content, ours_whole)
+        .map_err(|e| format!("{} {e}", edit.shown))?;
     file.agents.insert(agent.to_owned());
     file.summaries
         .push((kind_name(edit.kind).to_owned(), edit.summary.clone()));
@@ -141,44 +152,18 @@ pub fn format_name(format: ConfigFormat) -> &'static str {
     }
 }
 
-/// One edit's content merged into a file's text.
+/// One edit's content merged into a file's text. `ours_whole`: the file is a text
+/// file setup created and nobody edited since (see `text_merge`).
 pub fn merge(
     format: ConfigFormat,
     existing: Option<&str>,
     content: &str,
+    ours_whole: bool,
 ) -> Result<MergeOutcome, String> {
     match format {
         ConfigFormat::Json => json_merge::merge(existing, content),
         ConfigFormat::Toml => toml_merge::merge(existing, content),
-        ConfigFormat::Text => Ok(text_merge(existing, content)),
-    }
-}
-
-/// A text file is ours whole: written when missing or different.
-fn text_merge(existing: Option<&str>, content: &str) -> MergeOutcome {
-    if existing == Some(content) {
-        return MergeOutcome {
-            text: content.to_owned(),
-            ..MergeOutcome::default()
-        };
-    }
-    let lines = content.lines().count();
-    let summary = format!("whole file ({lines} lines)");
-    let change = Change {
-        kind: if existing.is_some() {
-            ChangeKind::Replace
-        } else {
-            ChangeKind::Add
-        },
-        path: "(file)".into(),
-        before: existing.map(|t| format!("{} lines", t.lines().count())),
-        after: Some(summary),
-    };
-    MergeOutcome {
-        text: content.to_owned(),
-        changes: vec![change],
-        ops: vec![Op::WholeFile],
-        notes: Vec::new(),
+        ConfigFormat::Text => text_merge::merge(existing, content, ours_whole),
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::agents::{Extras, kind_name, load_all};
 use super::apply::merge;
 use super::files::read_existing;
+use super::manifest::Manifest;
 use super::model::ChangeKind;
 use super::signature::invocation_tail;
 use super::{json_merge, toml_merge};
@@ -69,6 +70,7 @@ pub fn inspect(
     cm_command: &str,
 ) -> Result<Vec<AgentRegistration>, String> {
     let mut agents = load_all(root)?;
+    let manifest = Manifest::load(root)?;
     let mut report = Vec::new();
     for agent in agents.iter_mut() {
         let id = agent.id().to_owned();
@@ -77,7 +79,7 @@ pub fn inspect(
         let mut checks = Vec::new();
         let mut duplicates = Vec::new();
         for edit in &edits {
-            let state = check(&edit.path, edit.format, &edit.content);
+            let state = check(&manifest, &edit.path, edit.format, &edit.content);
             if edit.kind == EditKind::Hooks {
                 duplicates.extend(duplicated_hooks(&edit.path, edit.format, &fix));
             }
@@ -99,7 +101,7 @@ pub fn inspect(
     Ok(report)
 }
 
-pub fn check(path: &Path, format: ConfigFormat, content: &str) -> EditState {
+pub fn check(manifest: &Manifest, path: &Path, format: ConfigFormat, content: &str) -> EditState {
     let bytes = match read_existing(path) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return EditState::Missing,
@@ -110,7 +112,8 @@ pub fn check(path: &Path, format: ConfigFormat, content: &str) -> EditState {
             reason: format!("{} is not UTF-8 text", path.display()),
         };
     };
-    let merged = match merge(format, Some(&text), content) {
+    let ours_whole = manifest.owns_whole(path, text.as_bytes());
+    let merged = match merge(format, Some(&text), content, ours_whole) {
         Ok(merged) => merged,
         Err(reason) => {
             return EditState::Unreadable {
@@ -121,7 +124,7 @@ pub fn check(path: &Path, format: ConfigFormat, content: &str) -> EditState {
     if merged.changes.is_empty() {
         return EditState::Applied;
     }
-    let all = merge(format, None, content)
+    let all = merge(format, None, content, false)
         .map(|m| m.changes.len())
         .unwrap_or(0);
     let only_adds = merged.changes.iter().all(|c| c.kind == ChangeKind::Add);

@@ -54,7 +54,7 @@ pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, String> {
                     remove_entry(&array, entry, path, &mut outcome);
                 }
             }
-            Op::WholeFile => {}
+            Op::WholeFile | Op::TextBlock { .. } => {}
         }
     }
     outcome.text = root.to_string();

@@ -57,6 +57,17 @@ impl Manifest {
         write_atomic(&setup_dir(root).join("manifest.json"), text.as_bytes()).map(|_| ())
     }
 
+    /// True when setup created `path` as a whole text file of its own and it still
+    /// holds `current`, the bytes setup left (so a new version of it replaces the
+    /// file; once the user edits it, only a marked block is ever added).
+    pub fn owns_whole(&self, path: &Path, current: &[u8]) -> bool {
+        self.files.get(path).is_some_and(|r| {
+            !r.existed_before
+                && r.ops.contains(&Op::WholeFile)
+                && r.after_sha256 == sha256_hex(current)
+        })
+    }
+
     /// The agents with at least one file recorded.
     pub fn agents(&self) -> BTreeSet<String> {
         self.files
@@ -160,6 +171,12 @@ pub fn fold(recorded: &mut Vec<Op>, later: Vec<Op>) {
             Op::WholeFile => {
                 if !recorded.contains(&Op::WholeFile) {
                     recorded.push(Op::WholeFile);
+                }
+            }
+            // The first record keeps the separator put before the block.
+            Op::TextBlock { separator } => {
+                if !recorded.iter().any(|o| matches!(o, Op::TextBlock { .. })) {
+                    recorded.push(Op::TextBlock { separator });
                 }
             }
         }

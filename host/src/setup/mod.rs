@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod model;
 pub mod remove;
 pub mod signature;
+pub mod text_merge;
 pub mod toml_merge;
 
 use std::path::Path;
@@ -72,7 +73,8 @@ pub fn already_set_up(
     home: &Path,
     cm_command: &str,
 ) -> Result<Vec<(String, Extras)>, String> {
-    let recorded = manifest::Manifest::load(root)?.agents();
+    let manifest = manifest::Manifest::load(root)?;
+    let recorded = manifest.agents();
     let mut found = Vec::new();
     for mut agent in load_all(root)? {
         let everything = Extras {
@@ -82,7 +84,7 @@ pub fn already_set_up(
         let (edits, _) = agent.plan(cm_command, home, None, everything)?;
         let present = |edit: &agents::ResolvedEdit| {
             matches!(
-                inspect::check(&edit.path, edit.format, &edit.content),
+                inspect::check(&manifest, &edit.path, edit.format, &edit.content),
                 EditState::Applied | EditState::Partial { .. }
             )
         };

@@ -20,6 +20,9 @@ pub enum Op {
     AddEntry { path: Vec<String>, entry: Value },
     /// A whole text file written by setup.
     WholeFile,
+    /// Our marked block appended to (or refreshed in) a text file the user owns;
+    /// `separator` is what was put between their text and the block.
+    TextBlock { separator: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

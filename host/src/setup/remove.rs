@@ -9,7 +9,7 @@ use super::apply::{FilePlan, commit};
 use super::files::{Backup, read_existing};
 use super::manifest::{Manifest, original_bytes};
 use super::model::{Change, ChangeKind};
-use super::{json_merge, toml_merge};
+use super::{json_merge, text_merge, toml_merge};
 use crate::plugins::registry::sha256_hex;
 
 /// The removal of the given agents' registrations (all recorded agents when none).
@@ -62,11 +62,7 @@ pub fn plan(root: &Path, agents: Option<&BTreeSet<String>>) -> Result<Vec<FilePl
             let outcome = match record.format.as_str() {
                 "json" => json_merge::unmerge(&text, &record.ops),
                 "toml" => toml_merge::unmerge(&text, &record.ops),
-                _ => {
-                    file.notes.push("changed since setup; left as is".into());
-                    files.push(file);
-                    continue;
-                }
+                _ => text_merge::unmerge(&text, &record.ops),
             }
             .map_err(|e| format!("{} {e}", path.display()))?;
             file.after = Some(outcome.text.into_bytes());

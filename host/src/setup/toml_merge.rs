@@ -59,7 +59,7 @@ pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, String> {
                     remove_entry(item, entry, path, &mut out);
                 }
             }
-            Op::WholeFile => {}
+            Op::WholeFile | Op::TextBlock { .. } => {}
         }
     }
     out.text = doc.to_string();
