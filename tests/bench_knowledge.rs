@@ -189,6 +189,10 @@ fn percentile(sorted: &[Duration], q: usize) -> Duration {
 #[ignore = "measurement; run in release mode with --ignored --nocapture"]
 fn measure_index_and_search_through_cm_serve() {
     let (document, words) = generated_markdown(DOCUMENT_BYTES);
+    if let Some(path) = std::env::var_os("CM_BENCH_DOCUMENT_OUT") {
+        // For profiling the same document outside the test (perf on a bare server).
+        std::fs::write(path, &document).expect("write the document");
+    }
     let mb = document.len() as f64 / 1_048_576.0;
     let queries = mixed_queries(&words);
     let mut content_calls = Vec::new();
