@@ -86,9 +86,35 @@ impl CmServer {
 }
 
 /// Arguments into a parameter struct; a failure is one line for the model.
+/// Deserialized from the borrowed value: a large `content` is copied once, not cloned first.
 fn parse<T: DeserializeOwned>(tool: &str, raw: &serde_json::Value) -> Result<T, Reply> {
-    serde_json::from_value(raw.clone())
-        .map_err(|e| Reply::error(format!("{tool}: invalid arguments: {e}")))
+    T::deserialize(raw).map_err(|e| Reply::error(format!("{tool}: invalid arguments: {e}")))
+}
+
+/// Tools whose calls can hold megabytes at once: a document, a command's output, a page.
+const BULK_TOOLS: &[&str] = &[
+    "ctx_index",
+    "ctx_execute",
+    "ctx_execute_file",
+    "ctx_batch_execute",
+    "ctx_fetch_and_index",
+    "ctx_purge",
+];
+
+/// Hands freed heap back to the system after a bulk call. glibc keeps freed memory
+/// in its arenas, so one 5 MB `ctx_index` (the document, its chunks, FTS5's pending
+/// hashes) left the server some 45 MB larger for the rest of the session. It runs
+/// detached, beside the reply going out.
+fn release_freed_heap(tool: &str) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if BULK_TOOLS.contains(&tool) {
+        tokio::task::spawn_blocking(|| {
+            // SAFETY: malloc_trim only walks glibc's own arenas; no pointers are passed.
+            unsafe { libc::malloc_trim(0) };
+        });
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = tool;
 }
 
 impl ServerHandler for CmServer {
@@ -119,6 +145,7 @@ impl ServerHandler for CmServer {
         let reply = self
             .dispatch(request.name.as_ref(), request.arguments)
             .await;
+        release_freed_heap(request.name.as_ref());
         let content = vec![ContentBlock::text(reply.text)];
         let result = if reply.is_error {
             CallToolResult::error(content)
