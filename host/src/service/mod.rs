@@ -70,6 +70,9 @@ pub struct Service {
     engine: Result<PluginEngine, String>,
     /// The agent host, from the MCP client's name (set at initialize).
     platform: OnceLock<Platform>,
+    /// Detection ran (the client's name does not change): an unknown client must not
+    /// load every adapter again on each call.
+    platform_detected: std::sync::atomic::AtomicBool,
     /// Numbers the sources this process indexes, so every label is unique.
     source_counter: std::sync::atomic::AtomicU64,
 }
@@ -97,6 +100,7 @@ impl Service {
             store,
             engine,
             platform: OnceLock::new(),
+            platform_detected: std::sync::atomic::AtomicBool::new(false),
             source_counter: std::sync::atomic::AtomicU64::new(0),
         }
     }

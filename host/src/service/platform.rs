@@ -11,7 +11,11 @@ pub const PLATFORM_ENV: &str = "CONTEXT_MODE_PLATFORM";
 impl Service {
     /// Detects the platform once per server; later calls do nothing.
     pub fn detect_platform(&self, client_name: &str) {
-        if self.platform.get().is_some() {
+        if self.platform.get().is_some()
+            || self
+                .platform_detected
+                .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             return;
         }
         // Loading an adapter on a cold `.cwasm` cache compiles it: stop at the first
