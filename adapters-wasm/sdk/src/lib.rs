@@ -26,6 +26,8 @@ mod bindings {
     });
 }
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod golden;
 pub mod json;
 pub mod output;
 pub mod session;

@@ -1,0 +1,51 @@
+//! A check every adapter runs in its unit tests: each golden stdin payload under
+//! `tests/golden/<platform>/` parses into the event its `hook_event_name` names, with
+//! the session and project the black-box tests use. Native only: it reads files.
+
+use crate::json::get_str;
+use crate::{EventKind, NormalizedEvent, parse_object};
+
+/// The project directory the golden payloads name (`__PROJECT__` is replaced by it).
+pub const GOLDEN_PROJECT: &str = "/tmp/golden-project";
+
+/// Parses every `*.stdin.json` of `tests/golden/<platform>/` with `parse(native event,
+/// stdin)` and checks the event's session, project, tool and outcome; panics with the
+/// payload's file name on the first mismatch. Returns how many payloads it checked.
+pub fn check_golden_payloads(
+    platform: &str,
+    parse: impl Fn(&str, &str) -> Result<NormalizedEvent, String>,
+) -> usize {
+    let dir = format!(
+        "{}/../../tests/golden/{platform}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut cases = 0;
+    for entry in std::fs::read_dir(&dir).expect("golden dir") {
+        let path = entry.expect("entry").path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if !name.ends_with(".stdin.json") {
+            continue;
+        }
+        cases += 1;
+        let stdin = std::fs::read_to_string(&path)
+            .expect("read")
+            .replace("__PROJECT__", GOLDEN_PROJECT);
+        let payload = parse_object(&stdin).expect("golden stdin is a JSON object");
+        let native = get_str(&payload, "hook_event_name")
+            .expect("hook_event_name")
+            .to_ascii_lowercase();
+        let event = parse(&native, &stdin).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!event.session_id.starts_with("pid-"), "{name}");
+        assert_eq!(event.project_dir.as_deref(), Some(GOLDEN_PROJECT), "{name}");
+        let tool_event = matches!(event.kind, EventKind::PreToolUse | EventKind::PostToolUse);
+        assert_eq!(event.tool.is_some(), tool_event, "{name}");
+        assert_eq!(
+            event.outcome.is_some(),
+            event.kind == EventKind::PostToolUse,
+            "{name}"
+        );
+    }
+    cases
+}
