@@ -1,9 +1,9 @@
 //! Claude Code hook stdin → normalized event.
 
-use context_mode_sdk::json::{get_str, get_u64};
+use context_mode_sdk::json::{get_str, get_u64, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolResult, build_tool_call, env_value, parse_object,
+    EventKind, NormalizedEvent, ToolResult, env_value, parse_object, payload_tool_call,
     pid_session_id, session_id_from_transcript, session_source, tool_output,
 };
 
@@ -83,14 +83,7 @@ fn tool_call(
     payload: &Map<String, Value>,
     claude_event: &str,
 ) -> Result<context_mode_sdk::ToolCall, ParseError> {
-    let name = get_str(payload, "tool_name")
-        .map(str::trim)
-        .filter(|name| !name.is_empty())
-        .ok_or_else(|| {
-            ParseError::BadInput(format!("{claude_event} stdin has no \"tool_name\" string"))
-        })?;
-    let input = payload.get("tool_input").unwrap_or(&Value::Null);
-    Ok(build_tool_call(name, input))
+    payload_tool_call(payload).map_err(|why| ParseError::BadInput(format!("{claude_event} {why}")))
 }
 
 fn tool_result(payload: &Map<String, Value>) -> ToolResult {
@@ -109,13 +102,6 @@ fn tool_result(payload: &Map<String, Value>) -> ToolResult {
                 .and_then(|object| get_u64(object, "durationMs"))
         }),
     }
-}
-
-fn non_empty(value: Option<&str>) -> Option<String> {
-    value
-        .map(str::trim)
-        .filter(|value| !value.is_empty())
-        .map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@
 //! `tool_input`; PostToolUse adds `tool_response`; SessionStart `source`,
 //! PreCompact `trigger`, UserPromptSubmit `prompt`.
 
-use context_mode_sdk::json::get_str;
+use context_mode_sdk::json::{get_str, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolCall, ToolResult, build_tool_call, env_value, parse_object,
+    EventKind, NormalizedEvent, ToolCall, ToolResult, env_value, parse_object, payload_tool_call,
     pid_session_id, session_id_from_transcript, session_source, tool_output,
 };
 
@@ -71,14 +71,7 @@ fn session_id(
 }
 
 fn tool_call(payload: &Map<String, Value>, codex_event: &str) -> Result<ToolCall, ParseError> {
-    let name = get_str(payload, "tool_name")
-        .map(str::trim)
-        .filter(|name| !name.is_empty())
-        .ok_or_else(|| {
-            ParseError::BadInput(format!("{codex_event} stdin has no \"tool_name\" string"))
-        })?;
-    let input = payload.get("tool_input").unwrap_or(&Value::Null);
-    Ok(build_tool_call(name, input))
+    payload_tool_call(payload).map_err(|why| ParseError::BadInput(format!("{codex_event} {why}")))
 }
 
 fn tool_result(payload: &Map<String, Value>) -> ToolResult {
@@ -90,13 +83,6 @@ fn tool_result(payload: &Map<String, Value>) -> ToolResult {
         exit_code: output.exit_code,
         duration_ms: None,
     }
-}
-
-fn non_empty(value: Option<&str>) -> Option<String> {
-    value
-        .map(str::trim)
-        .filter(|value| !value.is_empty())
-        .map(str::to_owned)
 }
 
 #[cfg(test)]

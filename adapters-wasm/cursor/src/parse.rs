@@ -6,10 +6,10 @@
 //! `Grep`, `MCP:<tool>`, …), `tool_input` and `tool_use_id`; postToolUse adds
 //! `tool_output` and `duration`; stop adds `status` and `loop_count`.
 
-use context_mode_sdk::json::{get_str, get_u64};
+use context_mode_sdk::json::{get_str, get_u64, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolCall, ToolResult, build_tool_call, env_value, parse_object,
+    EventKind, NormalizedEvent, ToolCall, ToolResult, env_value, parse_object, payload_tool_call,
     pid_session_id, tool_output,
 };
 
@@ -61,15 +61,8 @@ fn project_dir(payload: &Map<String, Value>) -> Option<String> {
 }
 
 fn tool_call(payload: &Map<String, Value>, cursor_event: &str) -> Result<ToolCall, ParseError> {
-    let name = get_str(payload, "tool_name")
-        .map(str::trim)
-        .filter(|name| !name.is_empty())
-        .ok_or_else(|| {
-            ParseError::BadInput(format!("{cursor_event} stdin has no \"tool_name\" string"))
-        })?;
     // Cursor sends MCP arguments as a JSON string; `build_tool_call` reads both.
-    let input = payload.get("tool_input").unwrap_or(&Value::Null);
-    Ok(build_tool_call(name, input))
+    payload_tool_call(payload).map_err(|why| ParseError::BadInput(format!("{cursor_event} {why}")))
 }
 
 fn tool_result(payload: &Map<String, Value>) -> ToolResult {
@@ -84,13 +77,6 @@ fn tool_result(payload: &Map<String, Value>) -> ToolResult {
         exit_code: output.exit_code,
         duration_ms: get_u64(payload, "duration"),
     }
-}
-
-fn non_empty(value: Option<&str>) -> Option<String> {
-    value
-        .map(str::trim)
-        .filter(|value| !value.is_empty())
-        .map(str::to_owned)
 }
 
 #[cfg(test)]

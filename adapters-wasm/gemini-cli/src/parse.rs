@@ -5,11 +5,11 @@
 //! tools), AfterTool adds `tool_response` (`llmContent`, `returnDisplay`, `error`),
 //! SessionStart `source`, PreCompress `trigger`.
 
-use context_mode_sdk::json::get_str;
+use context_mode_sdk::json::{get_str, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolCall, ToolKind, ToolResult, build_tool_call, env_value,
-    parse_object, pid_session_id, session_id_from_transcript, session_source, tool_output,
+    EventKind, NormalizedEvent, ToolCall, ToolKind, ToolResult, env_value, parse_object,
+    payload_tool_call, pid_session_id, session_id_from_transcript, session_source, tool_output,
 };
 
 use crate::bindings::exports::context_mode::plugin::adapter::{ParseError, ParseInput};
@@ -66,14 +66,8 @@ fn session_id(
 }
 
 fn tool_call(payload: &Map<String, Value>, gemini_event: &str) -> Result<ToolCall, ParseError> {
-    let name = get_str(payload, "tool_name")
-        .map(str::trim)
-        .filter(|name| !name.is_empty())
-        .ok_or_else(|| {
-            ParseError::BadInput(format!("{gemini_event} stdin has no \"tool_name\" string"))
-        })?;
-    let input = payload.get("tool_input").unwrap_or(&Value::Null);
-    let mut call = build_tool_call(name, input);
+    let mut call = payload_tool_call(payload)
+        .map_err(|why| ParseError::BadInput(format!("{gemini_event} {why}")))?;
     if call.kind == ToolKind::WebFetch && call.url.is_none() {
         // Gemini's web_fetch takes a `prompt` that contains the URL(s) to read.
         call.url = context_mode_sdk::input_str(&call.input_json, "prompt")
@@ -102,13 +96,6 @@ fn tool_result(payload: &Map<String, Value>) -> ToolResult {
         exit_code: output.exit_code,
         duration_ms: None,
     }
-}
-
-fn non_empty(value: Option<&str>) -> Option<String> {
-    value
-        .map(str::trim)
-        .filter(|value| !value.is_empty())
-        .map(str::to_owned)
 }
 
 #[cfg(test)]

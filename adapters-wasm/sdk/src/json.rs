@@ -6,6 +6,14 @@
 
 use serde_json::{Map, Value};
 
+/// A trimmed, non-empty copy of a host string field; blank counts as absent.
+pub fn non_empty(value: Option<&str>) -> Option<String> {
+    value
+        .map(str::trim)
+        .filter(|value| !value.is_empty())
+        .map(str::to_owned)
+}
+
 /// Parses stdin text as one JSON object. Errors are one line, fit for a log.
 pub fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
     let text = text.trim_start_matches('\u{feff}').trim();

@@ -42,7 +42,9 @@ pub use types::{EventKind, NormalizedEvent, SessionSource, ToolCall, ToolKind, T
 pub use json::{JsonObject, parse_object};
 pub use output::{ToolOutput, tool_output};
 pub use session::{env_value, pid_session_id, session_id_from_transcript, session_source};
-pub use tool_call::{build_tool_call, input_object, input_str, replace_input_field};
+pub use tool_call::{
+    build_tool_call, input_object, input_str, payload_tool_call, replace_input_field,
+};
 pub use tool_name::{ParsedToolName, is_ctx_tool_name, parse_tool_name, tool_kind};
 
 /// Re-exported so guest crates build JSON with the same `serde_json` (and the

@@ -50,6 +50,18 @@ pub fn input_object(input: &Value) -> Map<String, Value> {
     }
 }
 
+/// The call of a hook payload that names it the common way: `tool_name` and
+/// `tool_input` (an object, or a string holding one). The error is the reason,
+/// for the adapter to prefix with its event name.
+pub fn payload_tool_call(payload: &Map<String, Value>) -> Result<ToolCall, String> {
+    let name = crate::json::get_str(payload, "tool_name")
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .ok_or_else(|| "stdin has no \"tool_name\" string".to_owned())?;
+    let input = payload.get("tool_input").unwrap_or(&Value::Null);
+    Ok(build_tool_call(name, input))
+}
+
 /// Builds the normalized call. Fields are filled for the kinds the WIT names
 /// them for (command for shell, path for read/edit, ...), from the first of
 /// the common field names that holds a value.
@@ -178,6 +190,21 @@ pub fn input_str(input_json: &str, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_payload_names_its_call_or_says_why_not() {
+        let payload =
+            crate::parse_object(r#"{"tool_name":" Bash ","tool_input":{"command":"git status"}}"#)
+                .unwrap();
+        let call = payload_tool_call(&payload).unwrap();
+        assert_eq!(call.kind, ToolKind::Shell);
+        assert_eq!(call.command.as_deref(), Some("git status"));
+        let nameless = crate::parse_object(r#"{"tool_name":"  ","tool_input":{}}"#).unwrap();
+        assert_eq!(
+            payload_tool_call(&nameless).unwrap_err(),
+            "stdin has no \"tool_name\" string"
+        );
+    }
     use serde_json::json;
 
     #[test]
