@@ -72,8 +72,10 @@ pub fn indexed_content(
     );
     let mut titles: Vec<String> = Vec::new();
     if let Ok(chunk_titles) = store.source_titles(indexed.source_id) {
+        // A set beside the list: a large document has thousands of titles.
+        let mut seen = std::collections::HashSet::new();
         for title in chunk_titles {
-            if !title.is_empty() && !title.starts_with("line") && !titles.contains(&title) {
+            if !title.is_empty() && !title.starts_with("line") && seen.insert(title.clone()) {
                 titles.push(title);
             }
         }

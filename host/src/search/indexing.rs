@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::query::is_stopword;
 use crate::chunk::{Format, chunk_text};
+use crate::limits::INDEX_PARALLEL_MIN_BYTES;
 use crate::store::{IndexedSource, NewSource, Store, StoreError};
 
 /// Chunks `text` as `format` and stores it as `source` (its `bytes` set from `text`;
@@ -18,7 +19,12 @@ pub fn index_document(
     let chunks = chunk_text(text, format);
     let mut source = source;
     source.bytes = text.len();
-    store.index_source(&source, &chunks)
+    let indexed = store.index_source(&source, &chunks);
+    // Freeing thousands of chunk strings takes milliseconds the reply need not wait for.
+    if text.len() >= INDEX_PARALLEL_MIN_BYTES {
+        std::thread::spawn(move || drop(chunks));
+    }
+    indexed
 }
 
 /// Up to `n` words that characterize a source: frequent in it, spread over several of

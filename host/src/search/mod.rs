@@ -162,7 +162,7 @@ pub fn search(
             ..Default::default()
         });
     }
-    let conn = store.conn();
+    let conn = store.search_conn()?;
     let filters = Filters {
         source_like: options.source.map(like_escape),
         content_type: options.content_type.map(ContentType::as_str),

@@ -1,9 +1,10 @@
 //! Indexed content: sources and their chunks, age-based cleanup and purging.
 
-use rusqlite::{OptionalExtension, Row, Transaction, params};
+use rusqlite::{OptionalExtension, Row, Transaction, TransactionBehavior, params};
 
-use super::{Result, Store, like_escape, now_ms};
-use crate::chunk::{Chunk, substring_index_text};
+use super::index_files::{IndexFile, IndexFiles, write_rows};
+use super::{Result, Store, like_escape, now_ms, retry};
+use crate::chunk::Chunk;
 use crate::limits::INDEX_PARALLEL_MIN_BYTES;
 
 /// What produced a source.
@@ -173,91 +174,69 @@ pub struct PurgeReport {
 }
 
 impl Store {
-    /// Stores a source and its chunks in one transaction; both FTS indexes are filled
-    /// by triggers. Returns the new source id.
+    /// Stores a source and its chunks, and files them in both chunk indexes. Large
+    /// sources fill the two index files on two threads while this one stores the chunks
+    /// (see `index_files` for the commit order that keeps them consistent).
     pub fn index_source(
         &mut self,
         source: &NewSource<'_>,
         chunks: &[Chunk],
     ) -> Result<IndexedSource> {
-        self.write(|tx| {
-            let replaced = if source.replace_same_label {
+        let parallel = source.bytes >= INDEX_PARALLEL_MIN_BYTES;
+        let (conn, index) = self.index_parts()?;
+        let (indexed, replaced_chunks) = retry::with_busy_retry(|| {
+            // Deferred, with a write to the main file first: that takes the main file's
+            // write lock only, where IMMEDIATE would take the attached index files' too
+            // and leave their writers waiting on this connection.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            // Before the replaced chunks go: new ids stay above theirs, whose index rows
+            // are deleted after the commit.
+            let first_id = allocate_chunk_ids(&tx, chunks.len())?;
+            let (replaced, replaced_chunks) = if source.replace_same_label {
                 let ids = source_ids(
-                    tx,
+                    &tx,
                     "SELECT id FROM sources WHERE label = ?1 AND kind = ?2",
                     params![source.label, source.kind.as_str()],
                 )?;
-                delete_sources(tx, &ids)?;
-                ids.len()
+                (ids.len(), delete_sources(&tx, &ids)?)
             } else {
-                0
+                (0, Vec::new())
             };
-            tx.prepare_cached(
-                "INSERT INTO sources(label, kind, url, session_id, origin, content_hash,
-                                     created_at, fetched_at, bytes, chunk_count)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?
-            .execute(params![
-                source.label,
-                source.kind.as_str(),
-                source.url,
-                source.session_id,
-                source.origin.as_str(),
-                source.content_hash,
-                now_ms(),
-                source.fetched_at,
-                i64::try_from(source.bytes).unwrap_or(i64::MAX),
-                chunks.len() as i64,
-            ])?;
-            let source_id = tx.last_insert_rowid();
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO chunks(source_id, seq, title, content, content_type, byte_len)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            let mut words = tx.prepare_cached(
-                "INSERT INTO chunks_fts(rowid, title, content) VALUES (?1, ?2, ?3)",
-            )?;
-            let mut substrings = tx.prepare_cached(
-                "INSERT INTO chunks_trigram(rowid, title, content) VALUES (?1, ?2, ?3)",
-            )?;
-            // One FTS5 table after the other, not both per chunk: each keeps a large
-            // pending-terms hash, and alternating between the two evicts each other's
-            // from the CPU caches (measured: a quarter less CPU for a 5 MB document).
-            // A large document's trigram texts are made on a second core meanwhile.
-            let (chunk_ids, trigram_texts) = std::thread::scope(|scope| {
-                let parallel = source.bytes >= INDEX_PARALLEL_MIN_BYTES;
-                let texts = parallel.then(|| scope.spawn(|| trigram_texts(chunks)));
-                let mut chunk_ids = Vec::with_capacity(chunks.len());
-                for (seq, chunk) in chunks.iter().enumerate() {
-                    insert.execute(params![
-                        source_id,
-                        seq as i64,
-                        chunk.title,
-                        chunk.content,
-                        chunk.content_type.as_str(),
-                        chunk.content.len() as i64,
-                    ])?;
-                    let chunk_id = tx.last_insert_rowid();
-                    words.execute(params![chunk_id, chunk.title, chunk.content])?;
-                    chunk_ids.push(chunk_id);
-                }
-                let texts = match texts {
-                    Some(worker) => worker
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    None => trigram_texts(chunks),
+            let source_id = insert_source(&tx, source, chunks.len())?;
+            let (words, substrings) = index.writers();
+            std::thread::scope(|scope| {
+                let (words_done, substrings_done) = if parallel {
+                    let words =
+                        scope.spawn(move || write_rows(words, IndexFile::Words, first_id, chunks));
+                    let substrings = scope.spawn(move || {
+                        write_rows(substrings, IndexFile::Substrings, first_id, chunks)
+                    });
+                    let stored = insert_chunks(&tx, source_id, first_id, chunks);
+                    let joined = (join(words), join(substrings));
+                    stored?;
+                    joined
+                } else {
+                    let words = write_rows(words, IndexFile::Words, first_id, chunks);
+                    let substrings = words.and_then(|()| {
+                        write_rows(substrings, IndexFile::Substrings, first_id, chunks)
+                    });
+                    insert_chunks(&tx, source_id, first_id, chunks)?;
+                    (Ok(()), substrings)
                 };
-                Ok::<_, rusqlite::Error>((chunk_ids, texts))
+                words_done.and(substrings_done)
             })?;
-            for (chunk_id, (title, content)) in chunk_ids.into_iter().zip(trigram_texts) {
-                substrings.execute(params![chunk_id, title, content])?;
-            }
-            Ok(IndexedSource {
-                source_id,
-                chunks: chunks.len(),
-                replaced,
-            })
-        })
+            tx.commit()?;
+            Ok((
+                IndexedSource {
+                    source_id,
+                    chunks: chunks.len(),
+                    replaced,
+                },
+                replaced_chunks,
+            ))
+        })?;
+        index.forget(&replaced_chunks);
+        Ok(indexed)
     }
 
     /// The newest source fetched from `url` (and, when given, with this label): the
@@ -315,7 +294,24 @@ impl Store {
 
     /// Deletes one source and its chunks; returns the number of chunks deleted.
     pub fn delete_source(&mut self, id: i64) -> Result<usize> {
-        self.write(|tx| delete_sources(tx, &[id]))
+        let gone = self.write(|tx| delete_sources(tx, &[id]))?;
+        self.forget_chunks(&gone)?;
+        Ok(gone.len())
+    }
+
+    /// Index rows of chunks the main file no longer has (after its commit).
+    fn forget_chunks(&mut self, chunk_ids: &[i64]) -> Result<()> {
+        if !chunk_ids.is_empty() {
+            self.index_parts()?.1.forget(chunk_ids);
+        }
+        Ok(())
+    }
+
+    /// Removes index rows left behind by a process that died between deleting chunks
+    /// and deleting their index rows.
+    pub fn sweep_index(&mut self) -> Result<usize> {
+        let (conn, _) = self.index_parts()?;
+        Ok(IndexFiles::sweep(conn)?)
     }
 
     /// Numbers of sources and chunks in the index.
@@ -332,22 +328,28 @@ impl Store {
     pub fn cleanup_older_than(&mut self, days: u64) -> Result<PurgeReport> {
         let age_ms = i64::try_from(days.saturating_mul(86_400_000)).unwrap_or(i64::MAX);
         let cutoff = now_ms().saturating_sub(age_ms);
-        self.write(|tx| {
+        let (report, gone) = self.write(|tx| {
             let ids = source_ids(
                 tx,
                 "SELECT id FROM sources WHERE origin = 'session' AND created_at < ?1",
                 params![cutoff],
             )?;
             let mut report = PurgeReport::default();
-            delete_sources_reporting(tx, &ids, &mut report)?;
-            Ok(report)
-        })
+            let gone = delete_sources_reporting(tx, &ids, &mut report)?;
+            Ok((report, gone))
+        })?;
+        self.forget_chunks(&gone)?;
+        if let Err(err) = self.sweep_index() {
+            tracing::warn!("index sweep skipped: {err}");
+        }
+        Ok(report)
     }
 
     /// Deletes what `scope` names and reports it.
     pub fn purge(&mut self, scope: &PurgeScope) -> Result<PurgeReport> {
-        self.write(|tx| {
+        let (report, gone) = self.write(|tx| {
             let mut report = PurgeReport::default();
+            let mut gone = Vec::new();
             match scope {
                 PurgeScope::Source(pattern) => {
                     let ids = source_ids(
@@ -355,7 +357,7 @@ impl Store {
                         "SELECT id FROM sources WHERE label LIKE '%' || ?1 || '%' ESCAPE '\\'",
                         params![like_escape(pattern)],
                     )?;
-                    delete_sources_reporting(tx, &ids, &mut report)?;
+                    gone = delete_sources_reporting(tx, &ids, &mut report)?;
                 }
                 PurgeScope::Session(session) => {
                     let ids = source_ids(
@@ -363,7 +365,7 @@ impl Store {
                         "SELECT id FROM sources WHERE session_id = ?1 AND origin = 'session'",
                         params![session],
                     )?;
-                    delete_sources_reporting(tx, &ids, &mut report)?;
+                    gone = delete_sources_reporting(tx, &ids, &mut report)?;
                     report.journal_rows =
                         tx.execute("DELETE FROM journal WHERE session_id = ?1", [session])?;
                     report.state_blocks =
@@ -374,12 +376,6 @@ impl Store {
                     let ids = source_ids(tx, "SELECT id FROM sources ORDER BY id", [])?;
                     report.labels = labels_of(tx, &ids)?;
                     report.sources = ids.len();
-                    for table in ["chunks_fts", "chunks_trigram"] {
-                        tx.execute(
-                            &format!("INSERT INTO {table}({table}) VALUES ('delete-all')"),
-                            [],
-                        )?;
-                    }
                     report.chunks = tx.execute("DELETE FROM chunks", [])?;
                     tx.execute("DELETE FROM sources", [])?;
                     report.journal_rows = tx.execute("DELETE FROM journal", [])?;
@@ -387,12 +383,7 @@ impl Store {
                     report.stats_rows = tx.execute("DELETE FROM tool_stats", [])?;
                     tx.execute("DELETE FROM hook_timings", [])?;
                     tx.execute("DELETE FROM sessions", [])?;
-                    for table in [
-                        "chunks_fts",
-                        "chunks_trigram",
-                        "journal_fts",
-                        "journal_trigram",
-                    ] {
+                    for table in ["journal_fts", "journal_trigram"] {
                         tx.execute(
                             &format!("INSERT INTO {table}({table}) VALUES ('optimize')"),
                             [],
@@ -400,22 +391,15 @@ impl Store {
                     }
                 }
             }
-            Ok(report)
-        })
+            Ok((report, gone))
+        })?;
+        if *scope == PurgeScope::Project {
+            self.index_parts()?.1.clear()?;
+        } else {
+            self.forget_chunks(&gone)?;
+        }
+        Ok(report)
     }
-}
-
-/// What the trigram index gets of each chunk: (title, content) substring tokens.
-fn trigram_texts(chunks: &[Chunk]) -> Vec<(String, String)> {
-    chunks
-        .iter()
-        .map(|chunk| {
-            (
-                substring_index_text(&chunk.title),
-                substring_index_text(&chunk.content),
-            )
-        })
-        .collect()
 }
 
 fn source_ids(
@@ -440,34 +424,113 @@ fn labels_of(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<Vec<String>>
     Ok(labels)
 }
 
-fn delete_sources(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<usize> {
-    let mut words = tx.prepare_cached(
-        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?1)",
-    )?;
-    let mut substrings = tx.prepare_cached(
-        "DELETE FROM chunks_trigram WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?1)",
-    )?;
+/// Deletes sources and their chunks from the main file; returns the deleted chunk ids
+/// (their index rows go after the commit).
+fn delete_sources(tx: &Transaction<'_>, ids: &[i64]) -> rusqlite::Result<Vec<i64>> {
+    let mut chunk_ids = tx.prepare_cached("SELECT id FROM chunks WHERE source_id = ?1")?;
     let mut chunks = tx.prepare_cached("DELETE FROM chunks WHERE source_id = ?1")?;
     let mut sources = tx.prepare_cached("DELETE FROM sources WHERE id = ?1")?;
-    let mut deleted_chunks = 0;
+    let mut gone = Vec::new();
     for id in ids {
-        words.execute([id])?;
-        substrings.execute([id])?;
-        deleted_chunks += chunks.execute([id])?;
+        for chunk_id in chunk_ids.query_map([id], |r| r.get(0))? {
+            gone.push(chunk_id?);
+        }
+        chunks.execute([id])?;
         sources.execute([id])?;
     }
-    Ok(deleted_chunks)
+    Ok(gone)
 }
 
 fn delete_sources_reporting(
     tx: &Transaction<'_>,
     ids: &[i64],
     report: &mut PurgeReport,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<Vec<i64>> {
     report.labels = labels_of(tx, ids)?;
-    report.chunks = delete_sources(tx, ids)?;
+    let gone = delete_sources(tx, ids)?;
+    report.chunks = gone.len();
     report.sources = ids.len();
+    Ok(gone)
+}
+
+/// Reserves `n` chunk ids and returns the first. `next_chunk_id` only grows, so an id
+/// is never handed out twice once committed (index rows are keyed by it).
+fn allocate_chunk_ids(tx: &Transaction<'_>, n: usize) -> rusqlite::Result<i64> {
+    // A write first, so a deferred transaction takes the write lock (waiting on the busy
+    // handler) before it reads anything.
+    tx.execute(
+        "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_chunk_id', '1')",
+        [],
+    )?;
+    let first: i64 = tx.query_row(
+        "SELECT max((SELECT coalesce(max(id), 0) + 1 FROM chunks),
+                    coalesce((SELECT CAST(value AS INTEGER) FROM meta
+                              WHERE key = 'next_chunk_id'), 1))",
+        [],
+        |r| r.get(0),
+    )?;
+    let next = first.saturating_add(i64::try_from(n).unwrap_or(i64::MAX));
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('next_chunk_id', ?1)",
+        [next.to_string()],
+    )?;
+    Ok(first)
+}
+
+fn insert_source(
+    tx: &Transaction<'_>,
+    source: &NewSource<'_>,
+    chunk_count: usize,
+) -> rusqlite::Result<i64> {
+    tx.prepare_cached(
+        "INSERT INTO sources(label, kind, url, session_id, origin, content_hash,
+                             created_at, fetched_at, bytes, chunk_count)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        source.label,
+        source.kind.as_str(),
+        source.url,
+        source.session_id,
+        source.origin.as_str(),
+        source.content_hash,
+        now_ms(),
+        source.fetched_at,
+        i64::try_from(source.bytes).unwrap_or(i64::MAX),
+        chunk_count as i64,
+    ])?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn insert_chunks(
+    tx: &Transaction<'_>,
+    source_id: i64,
+    first_id: i64,
+    chunks: &[Chunk],
+) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO chunks(id, source_id, seq, title, content, content_type, byte_len)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for (seq, (id, chunk)) in (first_id..).zip(chunks).enumerate() {
+        insert.execute(params![
+            id,
+            source_id,
+            seq as i64,
+            chunk.title,
+            chunk.content,
+            chunk.content_type.as_str(),
+            chunk.content.len() as i64,
+        ])?;
+    }
     Ok(())
+}
+
+/// A writer thread's result; its panic goes on in this thread.
+fn join(worker: std::thread::ScopedJoinHandle<'_, rusqlite::Result<()>>) -> rusqlite::Result<()> {
+    worker
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 #[cfg(test)]

@@ -4,23 +4,31 @@
 //! write in a `BEGIN IMMEDIATE` transaction, retried while another writer holds the lock.
 
 mod content;
+mod index_files;
 mod journal;
 mod open;
 mod report;
 mod retry;
 mod schema;
 mod stats;
+mod trigram;
 
+#[cfg(test)]
+mod tests_index_files;
 #[cfg(test)]
 mod tests_multiprocess;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
+use index_files::IndexFiles;
+
 pub use content::{
     IndexedSource, NewSource, Origin, PurgeReport, PurgeScope, SourceKind, StoredSource,
 };
+pub use index_files::IndexFile;
 pub use journal::{JournalEntry, JournalInsert, JournalOp, NewJournalEntry, StateBlock};
 pub use report::{CategoryCount, DayStats, HookDuration, SourceSize};
 pub use schema::SCHEMA_VERSION;
@@ -42,16 +50,21 @@ pub enum StoreError {
     SchemaTooNew { found: i64, supported: i64 },
     #[error("not a context-mode database")]
     NotContextMode,
+    #[error("the chunk index files could not be opened")]
+    IndexUnavailable,
     #[error("cannot determine the data root: {0}")]
     DataRoot(#[from] crate::paths::DataRootError),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
-/// One open connection to a project's database.
+/// An open project database: the main file, and (opened on first use) its chunk
+/// index files.
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Hooks that only write the journal never open these.
+    index: RefCell<Option<IndexFiles>>,
 }
 
 impl Store {
@@ -68,11 +81,38 @@ impl Store {
     /// Opens (creating when needed) the database at `db_path`. A garbage file there is
     /// moved aside as `context.db.corrupt-<unix-ts>` and a fresh database takes its place.
     pub fn open_path(db_path: &Path) -> Result<Store> {
-        let conn = open::open_connection(db_path)?;
+        let conn = open::open_connection(db_path, open::DbKind::Main)?;
         Ok(Store {
             conn,
             path: db_path.to_path_buf(),
+            index: RefCell::new(None),
         })
+    }
+
+    /// The connection searches use: the main connection with the chunk index files
+    /// attached (opened, and built when missing, on first use).
+    pub fn search_conn(&self) -> Result<&Connection> {
+        self.open_index()?;
+        Ok(&self.conn)
+    }
+
+    fn open_index(&self) -> Result<()> {
+        if self.index.borrow().is_none() {
+            let files = IndexFiles::open(&self.conn, &self.path)?;
+            *self.index.borrow_mut() = Some(files);
+        }
+        Ok(())
+    }
+
+    /// The main connection and the open index files, split for a writer.
+    fn index_parts(&mut self) -> Result<(&mut Connection, &mut IndexFiles)> {
+        self.open_index()?;
+        let Store { conn, index, .. } = self;
+        let files = index
+            .get_mut()
+            .as_mut()
+            .ok_or(StoreError::IndexUnavailable)?;
+        Ok((conn, files))
     }
 
     /// The database file.
@@ -109,23 +149,21 @@ impl Store {
             .query_map([], |row| row.get::<_, String>(0))?
             .collect::<rusqlite::Result<_>>()?;
         problems.retain(|p| p != "ok");
-        for table in [
-            "chunks_fts",
-            "chunks_trigram",
-            "journal_fts",
-            "journal_trigram",
-        ] {
+        for table in ["journal_fts", "journal_trigram"] {
             let check = format!("INSERT INTO {table}({table}) VALUES ('integrity-check')");
             if let Err(err) = self.conn.execute(&check, []) {
                 problems.push(format!("{table}: {err}"));
             }
         }
+        self.open_index()?;
+        problems.extend(IndexFiles::integrity_problems(&self.conn)?);
         Ok(problems)
     }
 
     /// Checkpoints a large WAL (never waiting on readers) and closes the connection.
     pub fn close(mut self) -> Result<()> {
         self.checkpoint();
+        self.index.get_mut().take();
         // Swapped for an in-memory stand-in so the close error can be reported; the
         // stand-in's drop-time checkpoint is a no-op.
         let conn = std::mem::replace(&mut self.conn, Connection::open_in_memory()?);
@@ -144,19 +182,26 @@ impl Store {
     /// timeout is dropped first: with a reader mid-transaction (a live `cm serve`) the
     /// checkpoint gives up at once instead of holding up the hook; the next close retries.
     fn checkpoint(&self) {
-        let mut wal = self.path.clone().into_os_string();
-        wal.push("-wal");
-        let wal_bytes = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
-        if wal_bytes < crate::limits::STORE_CLOSE_CHECKPOINT_WAL_BYTES {
-            return;
-        }
-        let _ = self.conn.busy_timeout(std::time::Duration::ZERO);
-        if let Err(err) = self
-            .conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        checkpoint_large_wal(&self.conn, &self.path);
+        if let Ok(index) = self.index.try_borrow()
+            && let Some(index) = index.as_ref()
         {
-            tracing::debug!("wal checkpoint skipped: {err}");
+            for (conn, path) in index.writer_files() {
+                checkpoint_large_wal(conn, path);
+            }
         }
+    }
+}
+
+fn checkpoint_large_wal(conn: &Connection, db_path: &Path) {
+    let wal = open::sidecar(db_path, "-wal");
+    let wal_bytes = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    if wal_bytes < crate::limits::STORE_CLOSE_CHECKPOINT_WAL_BYTES {
+        return;
+    }
+    let _ = conn.busy_timeout(std::time::Duration::ZERO);
+    if let Err(err) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
+        tracing::debug!("wal checkpoint skipped: {err}");
     }
 }
 

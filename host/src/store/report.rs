@@ -52,6 +52,7 @@ impl Store {
     /// Opens an existing database for reading only: nothing is created, migrated or
     /// written, so a report can look at every project without touching any.
     pub fn open_read_only(db_path: &Path) -> Result<Store> {
+        super::open::configure_library();
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = rusqlite::Connection::open_with_flags(db_path, flags)?;
         conn.busy_timeout(std::time::Duration::from_millis(
@@ -70,6 +71,7 @@ impl Store {
         Ok(Store {
             conn,
             path: db_path.to_path_buf(),
+            index: std::cell::RefCell::new(None),
         })
     }
 

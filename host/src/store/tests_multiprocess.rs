@@ -247,6 +247,20 @@ fn a_process_killed_mid_indexing_leaves_a_sound_database() {
         )
         .expect("atomicity query");
     assert_eq!(broken, 0, "every source has all of its chunks or none");
+    let conn = store.search_conn().expect("index files");
+    for (schema, table) in [("words", "chunks_fts"), ("substrings", "chunks_trigram")] {
+        let unindexed: i64 = conn
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM main.chunks c
+                     WHERE NOT EXISTS (SELECT 1 FROM {schema}.{table} f WHERE f.rowid = c.id)"
+                ),
+                [],
+                |r| r.get(0),
+            )
+            .expect("index query");
+        assert_eq!(unindexed, 0, "every stored chunk is in {table}");
+    }
     store
         .record_tool_stats("after", "ctx_search", 1, 1, false)
         .expect("writable after the kill");
