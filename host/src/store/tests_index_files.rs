@@ -210,7 +210,7 @@ fn index_rows_of_a_dead_transaction_never_surface_or_stick_to_new_chunks() {
 /// handed out again, so they cannot name a new chunk meanwhile.
 #[test]
 fn orphans_of_deleted_chunks_are_hidden_then_swept_and_their_ids_never_reused() {
-    let (_dir, db, mut store) = fresh_store();
+    let (_dir, _db, mut store) = fresh_store();
     index(&mut store, "keep", &["kept words"]);
     let gone = index(&mut store, "gone", &["vanishing words", "more vanishing"]);
     let gone_ids = chunk_ids(&store, gone.source_id);
