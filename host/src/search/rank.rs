@@ -40,7 +40,7 @@ fn chunk_list(
 ) -> rusqlite::Result<Vec<HitKey>> {
     let sql = format!(
         "SELECT c.id FROM {table} f
-         JOIN chunks c ON c.id = f.rowid
+         JOIN chunks c INDEXED BY chunks_filter ON c.id = f.rowid
          JOIN sources s ON s.id = c.source_id
          WHERE {table} MATCH ?1
            AND (?2 IS NULL OR s.label LIKE '%' || ?2 || '%' ESCAPE '\\')

@@ -168,6 +168,10 @@ DROP TABLE IF EXISTS chunks_vocab;
 DROP TABLE IF EXISTS chunks_fts;
 DROP TABLE IF EXISTS chunks_trigram;
 INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(16))));
+-- What a search checks of every index hit, away from the 4 KB content beside it: a join
+-- through this covering index reads a few dense pages instead of one page per hit
+-- (measured: porter list p50 1.8 -> 1.2 ms over two 5 MB sources).
+CREATE INDEX IF NOT EXISTS chunks_filter ON chunks(id, source_id, content_type);
 INSERT OR REPLACE INTO meta(key, value)
     VALUES ('next_chunk_id', (SELECT coalesce(max(id), 0) + 1 FROM chunks));
 "#;
