@@ -174,9 +174,10 @@ pub struct PurgeReport {
 }
 
 impl Store {
-    /// Stores a source and its chunks, and files them in both chunk indexes. Large
-    /// sources fill the two index files on two threads while this one stores the chunks
-    /// (see `index_files` for the commit order that keeps them consistent).
+    /// Stores a source and its chunks, and files them in both chunk indexes. For a large
+    /// source the words index fills on a second thread while this one fills the
+    /// substrings index and stores the chunks (see `index_files` for the commit order
+    /// that keeps the three files consistent).
     pub fn index_source(
         &mut self,
         source: &NewSource<'_>,
@@ -205,25 +206,20 @@ impl Store {
             let source_id = insert_source(&tx, source, chunks.len())?;
             let (words, substrings) = index.writers();
             std::thread::scope(|scope| {
-                let (words_done, substrings_done) = if parallel {
+                // Two threads, not three: the words index takes longest, so it gets a
+                // core of its own, and this thread fills the substrings index and then
+                // stores the chunk rows on the other.
+                if parallel {
                     let words =
                         scope.spawn(move || write_rows(words, IndexFile::Words, first_id, chunks));
-                    let substrings = scope.spawn(move || {
-                        write_rows(substrings, IndexFile::Substrings, first_id, chunks)
-                    });
-                    let stored = insert_chunks(&tx, source_id, first_id, chunks);
-                    let joined = (join(words), join(substrings));
-                    stored?;
-                    joined
+                    let rest = write_rows(substrings, IndexFile::Substrings, first_id, chunks)
+                        .and_then(|()| insert_chunks(&tx, source_id, first_id, chunks));
+                    rest.and(join(words))
                 } else {
-                    let words = write_rows(words, IndexFile::Words, first_id, chunks);
-                    let substrings = words.and_then(|()| {
-                        write_rows(substrings, IndexFile::Substrings, first_id, chunks)
-                    });
-                    insert_chunks(&tx, source_id, first_id, chunks)?;
-                    (Ok(()), substrings)
-                };
-                words_done.and(substrings_done)
+                    write_rows(words, IndexFile::Words, first_id, chunks)?;
+                    write_rows(substrings, IndexFile::Substrings, first_id, chunks)?;
+                    insert_chunks(&tx, source_id, first_id, chunks)
+                }
             })?;
             tx.commit()?;
             Ok((

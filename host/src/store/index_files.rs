@@ -4,7 +4,8 @@
 //! single-threaded, so with both indexes beside the chunks a large document was indexed
 //! on one core. Each index now lives in its own file (`<name>.words.db`,
 //! `<name>.substrings.db`) with its own writer connection, and `Store::index_source`
-//! fills both on their own threads while the main connection stores the chunks.
+//! fills the words index on a second thread while the first fills the substrings index
+//! and stores the chunks.
 //!
 //! Files cannot commit together, so the order of commits carries the invariant that
 //! *every stored chunk is in both indexes*:
@@ -121,7 +122,7 @@ impl IndexFiles {
         })
     }
 
-    /// Both writers at once (each goes to its own thread).
+    /// Both writers at once (the words writer goes to a thread of its own).
     pub fn writers(&mut self) -> (&mut Connection, &mut Connection) {
         (&mut self.words, &mut self.substrings)
     }
