@@ -75,6 +75,12 @@ impl IndexFile {
         main.with_file_name(format!("{stem}.{}.db", self.schema()))
     }
 
+    /// The statement that files one chunk: rowid, title, content.
+    fn insert_sql(self) -> String {
+        let table = self.table();
+        format!("INSERT INTO {table}(rowid, title, content) VALUES (?1, ?2, ?3)")
+    }
+
     /// What this index stores of a chunk: (title, content).
     fn row<'a>(self, title: &'a str, content: &'a str) -> (Cow<'a, str>, Cow<'a, str>) {
         match self {
@@ -101,25 +107,28 @@ impl IndexFiles {
     /// Opens (creating or rebuilding when needed) the index files of the main database
     /// at `main_path`, whose connection is `main`, and attaches them to it.
     pub fn open(main: &Connection, main_path: &Path) -> Result<IndexFiles> {
-        let store_id = store_id(main)?;
+        let store_id = recorded_store_id(main)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
         let paths = IndexFile::ALL.map(|file| file.path(main_path));
-        let mut words = open::open_connection(&paths[0], DbKind::Index(IndexFile::Words))?;
-        let mut substrings =
-            open::open_connection(&paths[1], DbKind::Index(IndexFile::Substrings))?;
-        for (file, conn) in [
-            (IndexFile::Words, &mut words),
-            (IndexFile::Substrings, &mut substrings),
-        ] {
-            if built_from(conn)?.as_deref() != Some(store_id.as_str()) {
+        let mut files = IndexFiles {
+            words: open::open_connection(&paths[0], DbKind::Index(IndexFile::Words))?,
+            substrings: open::open_connection(&paths[1], DbKind::Index(IndexFile::Substrings))?,
+            paths,
+        };
+        for (file, conn) in files.each_writer() {
+            if recorded_store_id(conn)?.as_deref() != Some(store_id.as_str()) {
                 rebuild(main, conn, file, &store_id)?;
             }
         }
-        attach(main, &paths)?;
-        Ok(IndexFiles {
-            words,
-            substrings,
-            paths,
-        })
+        attach(main, &files.paths)?;
+        Ok(files)
+    }
+
+    /// Each index file with its writer.
+    fn each_writer(&mut self) -> [(IndexFile, &mut Connection); 2] {
+        [
+            (IndexFile::Words, &mut self.words),
+            (IndexFile::Substrings, &mut self.substrings),
+        ]
     }
 
     /// Both writers at once (the words writer goes to a thread of its own).
@@ -135,10 +144,7 @@ impl IndexFiles {
             return;
         }
         let ranges = id_ranges(chunk_ids);
-        for (file, conn) in [
-            (IndexFile::Words, &mut self.words),
-            (IndexFile::Substrings, &mut self.substrings),
-        ] {
+        for (file, conn) in self.each_writer() {
             let deleted = retry::with_busy_retry(|| {
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 {
@@ -160,10 +166,7 @@ impl IndexFiles {
 
     /// Empties both indexes (the main file's chunks are already gone).
     pub fn clear(&mut self) -> rusqlite::Result<()> {
-        for (file, conn) in [
-            (IndexFile::Words, &mut self.words),
-            (IndexFile::Substrings, &mut self.substrings),
-        ] {
+        for (file, conn) in self.each_writer() {
             let table = file.table();
             retry::with_busy_retry(|| {
                 conn.execute_batch(&format!(
@@ -257,9 +260,7 @@ pub(super) fn write_rows(
         [first_id],
     )?;
     {
-        let mut insert = tx.prepare_cached(&format!(
-            "INSERT INTO {table}(rowid, title, content) VALUES (?1, ?2, ?3)"
-        ))?;
+        let mut insert = tx.prepare_cached(&file.insert_sql())?;
         for (id, chunk) in (first_id..).zip(chunks) {
             let (title, content) = file.row(&chunk.title, &chunk.content);
             insert.execute(params![id, title, content])?;
@@ -268,14 +269,9 @@ pub(super) fn write_rows(
     tx.commit()
 }
 
-/// The main database's identity, which its index files record.
-fn store_id(main: &Connection) -> rusqlite::Result<String> {
-    main.query_row("SELECT value FROM meta WHERE key = 'store_id'", [], |r| {
-        r.get(0)
-    })
-}
-
-fn built_from(conn: &Connection) -> rusqlite::Result<Option<String>> {
+/// `meta.store_id`: the main database's identity, and in an index file the identity
+/// of the main database it was built from.
+fn recorded_store_id(conn: &Connection) -> rusqlite::Result<Option<String>> {
     conn.query_row("SELECT value FROM meta WHERE key = 'store_id'", [], |r| {
         r.get(0)
     })
@@ -307,7 +303,7 @@ fn refill(
     store_id: &str,
 ) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if built_from(&tx)?.as_deref() == Some(store_id) {
+    if recorded_store_id(&tx)?.as_deref() == Some(store_id) {
         return Ok(());
     }
     let table = file.table();
@@ -320,9 +316,7 @@ fn refill(
         [],
     )?;
     {
-        let mut insert = tx.prepare(&format!(
-            "INSERT INTO {table}(rowid, title, content) VALUES (?1, ?2, ?3)"
-        ))?;
+        let mut insert = tx.prepare(&file.insert_sql())?;
         let mut chunks = main.prepare("SELECT id, title, content FROM chunks ORDER BY id")?;
         let mut rows = chunks.query([])?;
         while let Some(row) = rows.next()? {

@@ -145,7 +145,8 @@ impl Store {
     /// `PRAGMA integrity_check` plus the FTS5 integrity checks; empty when all is well,
     /// else the problems SQLite reports.
     pub fn integrity_problems(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
+        // `main.` only: the index files, attached in a server, are checked below.
+        let mut stmt = self.conn.prepare("PRAGMA main.integrity_check")?;
         let mut problems: Vec<String> = stmt
             .query_map([], |row| row.get::<_, String>(0))?
             .collect::<rusqlite::Result<_>>()?;
