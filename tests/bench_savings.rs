@@ -248,7 +248,7 @@ fn render_report(rows: &[Row], latency: &Latency, load_before: &str, load_after:
     let _ = writeln!(out, "## Method\n");
     let _ = writeln!(
         out,
-        "Every file of `shared/fixtures/` of at least 10 KB, plus a generated 1 MB application log and a \
+        "Every file of `tests/fixtures/` of at least 10 KB, plus a generated 1 MB application log and a \
 generated 5,000-record JSON order export, is written into a fresh project. A real `cm serve` is started \
 per corpus (one agent session; one uncounted warm-up call first, because a fresh data root compiles the \
 routing-policy component into its `.cwasm` cache once), and three agent tasks run through it over MCP stdio:\n\n\

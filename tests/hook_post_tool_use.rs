@@ -10,7 +10,7 @@ const SESSION: &str = "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
 fn fixture(name: &str) -> String {
     let dir = std::env::var_os("CM_FIXTURES_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/fixtures"));
+        .unwrap_or_else(|| repo_root().join("tests/fixtures"));
     std::fs::read_to_string(dir.join(name)).expect("fixture")
 }
 

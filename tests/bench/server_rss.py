@@ -4,7 +4,7 @@
 usage: tests/bench/server_rss.py <path to cm> [<5 MB markdown file>]
 A temp HOME, data root and project; one hook run fills the plugin cache first (as on an
 installed machine); the MCP session then runs every fixture in
-../shared/fixtures through ctx_execute (with an intent), 30 searches and one batch.
+tests/fixtures through ctx_execute (with an intent), 30 searches and one batch.
 Prints VmRSS / RssAnon / RssFile from /proc after each phase.
 """
 import json
@@ -15,7 +15,7 @@ import tempfile
 
 cm = os.path.abspath(sys.argv[1])
 document = sys.argv[2] if len(sys.argv) > 2 else None
-fixtures = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures")
+fixtures = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 home, project = tempfile.mkdtemp(), tempfile.mkdtemp()
 env = dict(os.environ, HOME=home, CONTEXT_MODE_DIR=home + "/root", CONTEXT_MODE_PROJECT_DIR=project)
 # An installed cm has its plugins precompiled by the first hook run: do the same, so the

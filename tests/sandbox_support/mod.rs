@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use crate::common::Sandbox;
 
-/// The shared fixtures: `CM_FIXTURES_DIR`, else `shared/fixtures` beside the repo.
+/// The fixtures committed under `tests/fixtures/`: `CM_FIXTURES_DIR` overrides.
 pub fn fixtures_dir() -> PathBuf {
     match std::env::var_os("CM_FIXTURES_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => crate::common::repo_root().join("../shared/fixtures"),
+        None => crate::common::repo_root().join("tests/fixtures"),
     }
 }
 

@@ -117,19 +117,13 @@ pub fn chunk_text(text: &str, format: Format) -> Vec<Chunk> {
     }
 }
 
-/// The shared fixtures of real tool outputs: `CM_FIXTURES_DIR`, else `shared/fixtures`
-/// beside the repository checkout.
+/// The real tool outputs committed under `tests/fixtures/`: `CM_FIXTURES_DIR` overrides.
 #[cfg(test)]
 pub(crate) fn fixtures_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("CM_FIXTURES_DIR") {
         return dir.into();
     }
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let beside_checkout = manifest.join("../../shared/fixtures");
-    if beside_checkout.is_dir() {
-        return beside_checkout;
-    }
-    std::path::PathBuf::from("/work/shared/fixtures")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
 /// [`detect_format`] then [`chunk_text`].

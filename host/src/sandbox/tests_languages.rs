@@ -7,12 +7,9 @@ use std::sync::Arc;
 
 use super::{ExecRequest, Runtimes, Sandbox, SandboxError};
 
-/// The shared fixtures: `CM_FIXTURES_DIR`, else `shared/fixtures` beside the repo.
+/// The fixtures committed under `tests/fixtures/` (one definition, in `chunk`).
 pub fn fixtures_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CM_FIXTURES_DIR") {
-        return PathBuf::from(dir);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
+    crate::chunk::fixtures_dir()
 }
 
 const NEEDLE: &str = "\" 404 ";
