@@ -54,7 +54,7 @@ impl Default for FetchOptions {
 }
 
 impl FetchOptions {
-    /// The product's limits, strict when `CTX_FETCH_STRICT=1`.
+    /// The product's limits, strict when `CTX_FETCH_STRICT` is on.
     pub fn from_env() -> Self {
         Self {
             strict: strict_from_env(),

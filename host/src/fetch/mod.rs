@@ -16,7 +16,7 @@ mod test_server;
 #[cfg(test)]
 mod test_tls;
 
-pub use address::{AddressClass, STRICT_ENV, classify};
+pub use address::{AddressClass, STRICT_ENV, classify, unknown_strict_value};
 pub use client::{FetchOptions, FetchedPage, fetch_url};
 pub use error::{FetchError, FetchFailure};
 pub use tool::{

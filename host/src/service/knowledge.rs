@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::{Reply, Service, canonical_in_project};
+use super::{Reply, Service, canonical_in_project, rule_input};
 use crate::chunk::{Format, detect_format};
 use crate::fetch::{FetchAndIndexParams, FetchOptions, FetchSink, FetchedPage, IndexedSummary};
 use crate::limits::FETCH_PREVIEW_BYTES;
@@ -35,7 +35,8 @@ impl Service {
     }
 }
 
-pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) -> Reply {
+/// `_raw` is what the agent sent; the rules see the decoded path (see `rule_input`).
+pub fn index(service: &Service, params: IndexParams, _raw: &serde_json::Value) -> Reply {
     let mut confine_to = service.project_dir.clone();
     let mut rules = None;
     if let Some(path) = params.path.as_deref().filter(|p| !p.trim().is_empty()) {
@@ -47,7 +48,8 @@ pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) ->
             Ok(check) => check,
             Err(refusal) => return refusal,
         };
-        if let Err(refusal) = check.check_ctx("ctx_index", raw, Some(&canonical)) {
+        let input = rule_input::index(&canonical);
+        if let Err(refusal) = check.check_ctx("ctx_index", &input, Some(&canonical)) {
             return refusal;
         }
         // A rule granted a path outside the project: the walk may go there, no further.
@@ -120,9 +122,12 @@ pub fn purge(service: &Service, params: PurgeParams) -> Reply {
 pub async fn fetch_and_index(
     service: &Service,
     params: FetchAndIndexParams,
-    raw: &serde_json::Value,
+    _raw: &serde_json::Value,
 ) -> Reply {
-    if let Err(refusal) = service.check_rules("ctx_fetch_and_index", raw, None) {
+    // One normalisation: the rules are matched on the URLs exactly as they are fetched.
+    let params = params.normalised();
+    let input = rule_input::fetch_and_index(&params);
+    if let Err(refusal) = service.check_rules("ctx_fetch_and_index", &input, None) {
         return refusal;
     }
     let store = match service.store_handle() {
