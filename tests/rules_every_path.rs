@@ -83,6 +83,21 @@ fn batch_commands_are_checked_in_the_shape_they_run() {
     assert!(!is_error && text.contains("batch-ran"), "{text}");
 }
 
+#[test]
+fn code_is_checked_as_the_language_that_runs_it_whatever_alias_names_it() {
+    let sandbox = Sandbox::new();
+    let x = marker(&sandbox);
+    sandbox.project_permissions(json!({"deny": ["Bash(rm *)"]}));
+    let mut client = sandbox.live_server();
+    let code = "require('child_process').execSync('rm -rf x')";
+    for language in ["nodejs", "NodeJS", "cjs", "javascript"] {
+        let (text, is_error) =
+            client.call_tool("ctx_execute", json!({"language": language, "code": code}));
+        assert_denied(&text, is_error, language);
+        assert!(x.exists(), "{language} ran `rm -rf x`");
+    }
+}
+
 /// An HTTP server on 127.0.0.1 that answers every request with a small page and
 /// counts them.
 struct CountingHttp {

@@ -15,7 +15,9 @@ use crate::store::{NewSource, SourceKind};
 /// `_raw` is what the agent sent; the rules see the decoded parameters, which are what
 /// runs (see `rule_input`).
 pub async fn execute(service: &Service, params: ExecuteParams, _raw: &serde_json::Value) -> Reply {
-    if let Err(refusal) = service.check_rules("ctx_execute", &rule_input::execute(&params), None) {
+    let language = rule_input::canonical_language(service.sandbox.runtimes(), &params.language);
+    let input = rule_input::execute(&params, language);
+    if let Err(refusal) = service.check_rules("ctx_execute", &input, None) {
         return refusal;
     }
     let request = ExecRequest {
@@ -51,7 +53,8 @@ pub async fn execute_file(
     if !path.is_file() {
         return Reply::error(format!("{} is not a file", params.path));
     }
-    let input = rule_input::execute_file(&params, &path);
+    let language = rule_input::canonical_language(service.sandbox.runtimes(), &params.language);
+    let input = rule_input::execute_file(&params, language, &path);
     if let Err(refusal) = service.check_rules("ctx_execute_file", &input, Some(&path)) {
         return refusal;
     }

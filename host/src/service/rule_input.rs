@@ -9,18 +9,27 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::fetch::FetchAndIndexParams;
-use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
+use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams, Runtimes};
 
-pub(super) fn execute(params: &ExecuteParams) -> Value {
-    json!({ "language": params.language, "code": params.code, "cwd": params.cwd })
+/// `language` is the canonical name of the runtime that will run the code (see
+/// [`canonical_language`]), so an alias the policy does not know (`nodejs`, `tsx`)
+/// cannot pass JavaScript off as shell text.
+pub(super) fn execute(params: &ExecuteParams, language: &str) -> Value {
+    json!({ "language": language, "code": params.code, "cwd": params.cwd })
 }
 
-pub(super) fn execute_file(params: &ExecuteFileParams, file: &Path) -> Value {
+pub(super) fn execute_file(params: &ExecuteFileParams, language: &str, file: &Path) -> Value {
     json!({
         "path": file.to_string_lossy(),
-        "language": params.language,
+        "language": language,
         "code": params.code,
     })
+}
+
+/// The runtime catalog's name for `language`; an unknown one stays as given (it
+/// cannot run: the sandbox refuses it).
+pub(super) fn canonical_language<'a>(runtimes: &'a Runtimes, language: &'a str) -> &'a str {
+    runtimes.canonical_name(language).unwrap_or(language)
 }
 
 /// Each command exactly as the sandbox runs it, as `{label, command}`.
@@ -68,6 +77,21 @@ mod tests {
                 "{raw}"
             );
         }
+    }
+
+    #[test]
+    fn a_language_alias_is_shown_as_the_runtime_it_names() {
+        let runtimes = Runtimes::detect();
+        for (alias, canonical) in [
+            ("nodejs", "javascript"),
+            ("TSX", "typescript"),
+            ("shell-script", "shell"),
+            ("dotnet", "csharp"),
+            ("python3", "python"),
+        ] {
+            assert_eq!(canonical_language(&runtimes, alias), canonical, "{alias}");
+        }
+        assert_eq!(canonical_language(&runtimes, "cobol"), "cobol");
     }
 
     #[test]
