@@ -115,13 +115,24 @@ impl CountingHttp {
             for stream in listener.incoming().flatten() {
                 counter.fetch_add(1, Ordering::SeqCst);
                 let mut reader = BufReader::new(stream);
+                let mut request = String::new();
+                let _ = reader.read_line(&mut request);
                 let mut line = String::new();
                 while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
                     line.clear();
                 }
+                let mut stream = reader.into_inner();
+                // `/hop` sends the client on to the loopback address by its number.
+                if request.starts_with("GET /hop ") {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{port}/p\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                    continue;
+                }
                 let body = "<html><body><h1>Local</h1><p>wombat page</p></body></html>";
                 let _ = write!(
-                    reader.into_inner(),
+                    stream,
                     "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                     body.len()
                 );
@@ -162,6 +173,27 @@ fn a_fetch_is_checked_on_every_url_by_the_host_it_dials() {
         assert!(text.contains("WebFetch(domain:127.0.0.1)"), "{text}");
         assert_eq!(http.hits(), 0, "{arguments} reached the server");
     }
+}
+
+#[test]
+fn a_redirect_is_checked_like_the_url_it_leads_to() {
+    let http = CountingHttp::start();
+    let sandbox = Sandbox::new();
+    sandbox.project_permissions(json!({"deny": ["WebFetch(domain:127.0.0.1)"]}));
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_fetch_and_index",
+        json!({"url": format!("http://localhost:{}/hop", http.port)}),
+    );
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains(&format!(
+            "redirect to http://127.0.0.1:{}/p refused",
+            http.port
+        )) && text.contains("WebFetch(domain:127.0.0.1)"),
+        "{text}"
+    );
+    assert_eq!(http.hits(), 1, "only the redirect itself was fetched");
 }
 
 #[test]

@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use super::{Reply, Service, canonical_in_project, rule_input};
 use crate::chunk::{Format, detect_format};
-use crate::fetch::{FetchAndIndexParams, FetchOptions, FetchSink, FetchedPage, IndexedSummary};
+use crate::fetch::{
+    FetchAndIndexParams, FetchOptions, FetchSink, FetchedPage, HopCheck, IndexedSummary,
+};
 use crate::limits::FETCH_PREVIEW_BYTES;
 use crate::search::{
     IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, WalkHooks, ctx_index_with,
@@ -127,9 +129,24 @@ pub async fn fetch_and_index(
     // One normalisation: the rules are matched on the URLs exactly as they are fetched.
     let params = params.normalised();
     let input = rule_input::fetch_and_index(&params);
-    if let Err(refusal) = service.check_rules("ctx_fetch_and_index", &input, None) {
+    let mut rules = match service.rule_check() {
+        Ok(rules) => rules,
+        Err(refusal) => return refusal,
+    };
+    if let Err(refusal) = rules.check_ctx("ctx_fetch_and_index", &input, None) {
         return refusal;
     }
+    // A redirect is a fetch too: each hop is asked about as its own URL.
+    let rules = Mutex::new(rules);
+    let mut options = FetchOptions::from_env();
+    options.redirect_check = Some(HopCheck(Arc::new(move |hop: &url::Url| {
+        let input = serde_json::json!({ "requests": [{ "url": hop.as_str() }] });
+        rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .check_ctx("ctx_fetch_and_index", &input, None)
+            .map_err(|refusal| refusal.text)
+    })));
     let store = match service.store_handle() {
         Ok(store) => store,
         Err(reply) => return reply,
@@ -138,7 +155,7 @@ pub async fn fetch_and_index(
         store,
         session_id: service.session_id.clone(),
     });
-    let report = crate::fetch::fetch_and_index(sink, params, FetchOptions::from_env()).await;
+    let report = crate::fetch::fetch_and_index(sink, params, options).await;
     // What the agent would have received: the page text, fetched now or earlier.
     let fetched: usize = report
         .outcomes
