@@ -89,8 +89,9 @@ fn code_is_checked_as_the_language_that_runs_it_whatever_alias_names_it() {
     let x = marker(&sandbox);
     sandbox.project_permissions(json!({"deny": ["Bash(rm *)"]}));
     let mut client = sandbox.live_server();
-    let code = "require('child_process').execSync('rm -rf x')";
-    for language in ["nodejs", "NodeJS", "cjs", "javascript"] {
+    // Read as shell text, this line holds no `rm` command; read as JavaScript, it runs one.
+    let code = "const { execFileSync } = require(\"child_process\");\nexecFileSync(\"rm\", [\"-rf\", \"x\"]);";
+    for language in ["nodejs", "NodeJS", "cjs", "mjs", "javascript"] {
         let (text, is_error) =
             client.call_tool("ctx_execute", json!({"language": language, "code": code}));
         assert_denied(&text, is_error, language);
