@@ -407,3 +407,43 @@ fn an_installed_agent_without_context_mode_is_a_warning_with_the_setup_command()
     assert_eq!(hooks["status"], "WARN", "{hooks}");
     assert_eq!(hooks["fix"], "cm setup --agents claude-code");
 }
+
+#[test]
+fn an_unreadable_settings_file_fails_naming_it_and_an_unknown_strict_value_warns() {
+    let sandbox = Sandbox::new();
+    // Comments and trailing commas are settings as Claude Code reads them: no row fails.
+    sandbox.write(
+        ".claude/settings.local.json",
+        b"{ // mine\n \"permissions\": {\"allow\": [\"Bash(ls)\",],},}\n",
+    );
+    sandbox.write(
+        ".claude/settings.json",
+        b"{\n  \"permissions\": {\"deny\": [\"Bash(rm *)\"]\n",
+    );
+    let output = cm(&sandbox)
+        .env("CTX_FETCH_STRICT", "maybe")
+        .args(["doctor", "--json"])
+        .output()
+        .expect("doctor");
+    let report = doctor_json(&output);
+    let settings = sandbox.project.join(".claude/settings.json");
+    let name = format!("permission settings {}", settings.display());
+    let broken = row(&report, &name);
+    assert_eq!(broken["status"], "FAIL", "{broken}");
+    let detail = broken["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("line 2 column 18"), "{detail}");
+    assert!(detail.contains("denied"), "{detail}");
+    assert_eq!(
+        failures(&report),
+        vec![format!("{:?}: {:?}", name, detail)],
+        "only the broken file fails"
+    );
+    let strict = row(&report, "CTX_FETCH_STRICT");
+    assert_eq!(strict["status"], "WARN", "{strict}");
+    assert!(
+        strict["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("\"maybe\"") && d.contains("strict mode is on")),
+        "{strict}"
+    );
+}

@@ -80,18 +80,50 @@ fn item_list_from<T: serde::de::DeserializeOwned>(value: Value) -> Result<Vec<T>
     }
 }
 
-/// An optional bool from a bool or the strings `"true"`/`"false"` (any case, also `"1"`/`"0"`).
+/// The one reading of an on/off word, for tool inputs and environment variables alike:
+/// `1`, `true`, `yes`, `on` and `0`, `false`, `no`, `off`, `` (empty), in any case,
+/// surrounding blanks ignored. `None` for anything else.
+pub fn flag(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
+/// An on/off environment variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvFlag {
+    Unset,
+    Set(bool),
+    /// A value [`flag`] does not know; callers choose the safe side and say so.
+    Unknown(String),
+}
+
+impl EnvFlag {
+    pub fn read(name: &str) -> EnvFlag {
+        Self::of(std::env::var_os(name))
+    }
+
+    pub fn of(value: Option<std::ffi::OsString>) -> EnvFlag {
+        match value {
+            None => EnvFlag::Unset,
+            Some(value) => {
+                let text = value.to_string_lossy();
+                flag(&text).map_or_else(|| EnvFlag::Unknown(text.into_owned()), EnvFlag::Set)
+            }
+        }
+    }
+}
+
+/// An optional bool from a bool, a number, or an on/off word (see [`flag`]).
 pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     match Option::<Value>::deserialize(d)? {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(b)),
-        Some(Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "1" | "yes" => Ok(Some(true)),
-            "false" | "0" | "no" | "" => Ok(Some(false)),
-            other => Err(D::Error::custom(format!(
-                "expected true or false, got {other:?}"
-            ))),
-        },
+        Some(Value::String(s)) => flag(&s)
+            .map(Some)
+            .ok_or_else(|| D::Error::custom(format!("expected true or false, got {:?}", s.trim()))),
         Some(Value::Number(n)) => Ok(Some(n.as_f64().unwrap_or(0.0) != 0.0)),
         Some(other) => Err(D::Error::custom(format!(
             "expected true or false, got {other}"
@@ -155,6 +187,23 @@ mod tests {
         assert_eq!((p.force, p.limit), (Some(true), Some(5)));
         assert_eq!(probe(r#"{"force":"false"}"#).force, Some(false));
         assert!(serde_json::from_str::<Probe>(r#"{"force":"maybe"}"#).is_err());
+    }
+
+    #[test]
+    fn on_off_words_are_read_one_way() {
+        for on in ["1", "true", " TRUE ", "yes", "On", "ON\n"] {
+            assert_eq!(flag(on), Some(true), "{on:?}");
+        }
+        for off in ["0", "false", "No", "off", " ", ""] {
+            assert_eq!(flag(off), Some(false), "{off:?}");
+        }
+        assert_eq!(flag("maybe"), None);
+        assert_eq!(EnvFlag::of(None), EnvFlag::Unset);
+        assert_eq!(EnvFlag::of(Some("on".into())), EnvFlag::Set(true));
+        assert_eq!(
+            EnvFlag::of(Some("strict".into())),
+            EnvFlag::Unknown("strict".into())
+        );
     }
 
     #[test]

@@ -38,6 +38,61 @@ fn data_root_from(
         .ok_or(DataRootError::NoHome)
 }
 
+/// The agents' project variables, first match wins: ours, Claude Code's, Gemini CLI's.
+pub const PROJECT_DIR_ENV_VARS: [&str; 3] = [
+    "CONTEXT_MODE_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+];
+
+/// Why there is no project to work for: the working directory is gone (deleted, or
+/// moved away). Holds its last known name (`$PWD`) when there is one. Shown as one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectDirError {
+    pub last_known: Option<PathBuf>,
+}
+
+impl std::fmt::Display for ProjectDirError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let which = self
+            .last_known
+            .as_ref()
+            .map_or_else(String::new, |dir| format!(" {}", dir.display()));
+        write!(
+            f,
+            "no project: the working directory{which} no longer exists; start the agent again from the project directory"
+        )
+    }
+}
+
+impl std::error::Error for ProjectDirError {}
+
+/// The project of `cm serve` and the CLI: the first project variable naming an existing
+/// absolute directory, else the working directory (see [`project_dir_of`]).
+pub fn project_dir() -> Result<PathBuf, ProjectDirError> {
+    let named = PROJECT_DIR_ENV_VARS
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .find(|p| p.is_absolute() && p.is_dir());
+    project_dir_of(named.as_deref())
+}
+
+/// The one rule for "which project": `named` when it is an existing absolute directory,
+/// else the working directory; canonical (symlinks resolved), so the server, the hooks
+/// and the CLI name the same store and confine to the same tree. A working directory
+/// that was deleted is an error, never `/`: confining to `/` confines to nothing.
+pub fn project_dir_of(named: Option<&Path>) -> Result<PathBuf, ProjectDirError> {
+    let gone = |last_known: Option<PathBuf>| ProjectDirError { last_known };
+    let dir = match named.filter(|p| p.is_absolute() && p.is_dir()) {
+        Some(dir) => dir.to_path_buf(),
+        None => {
+            std::env::current_dir().map_err(|_| gone(std::env::var_os("PWD").map(PathBuf::from)))?
+        }
+    };
+    dir.canonicalize().map_err(|_| gone(Some(dir.clone())))
+}
+
 /// The user's home directory (`HOME`), when set and non-empty.
 pub fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")

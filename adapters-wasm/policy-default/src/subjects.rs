@@ -112,15 +112,18 @@ fn collect_ctx(call: &ToolCall, input: &Value, project_dir: &str, subjects: &mut
         }
         "ctx_index" => subjects.read_path = file_path(call, input, project_dir),
         "ctx_fetch_and_index" => {
-            subjects
-                .urls
-                .extend(string_field(input, "url").map(str::to_string));
-            if let Some(requests) = lenient_list(input.get("requests")) {
-                subjects.urls.extend(
-                    requests
-                        .iter()
-                        .filter_map(|r| string_field(r, "url").map(str::to_string)),
-                );
+            // `url` and `requests` are each a string, a list, or JSON text of either;
+            // a request is `{url, source}` or a bare URL (as the host decodes them).
+            for field in ["url", "requests"] {
+                let items = lenient_list(input.get(field))
+                    .unwrap_or_else(|| input.get(field).cloned().into_iter().collect::<Vec<_>>());
+                subjects
+                    .urls
+                    .extend(items.iter().filter_map(|item| match item {
+                        Value::String(url) => Some(url.clone()),
+                        Value::Object(_) => string_field(item, "url").map(str::to_string),
+                        _ => None,
+                    }));
             }
         }
         _ => {}
@@ -169,13 +172,16 @@ fn batch_commands(commands: Option<&Value>) -> Vec<String> {
         .collect()
 }
 
-/// A JSON array, also when an agent sent it as a JSON string.
+/// A JSON array, also when an agent sent it as a JSON string, and a single object
+/// (or JSON text of one) as a list of one — the shapes the host accepts
+/// (`host/src/lenient.rs`), so a hook sees the commands the server will run.
 fn lenient_list(value: Option<&Value>) -> Option<Vec<Value>> {
     match value? {
         Value::Array(items) => Some(items.clone()),
-        Value::String(text) if text.trim_start().starts_with('[') => {
-            match serde_json::from_str(text) {
+        Value::String(text) if text.trim_start().starts_with(['[', '{']) => {
+            match serde_json::from_str(text.trim()) {
                 Ok(Value::Array(items)) => Some(items),
+                Ok(object @ Value::Object(_)) => Some(vec![object]),
                 _ => None,
             }
         }

@@ -50,7 +50,7 @@ struct Session {
 impl Session {
     fn open() -> anyhow::Result<Self> {
         let root = super::data_root()?;
-        let project_dir = crate::mcp::project_dir();
+        let project_dir = crate::paths::project_dir()?;
         let store =
             Store::open(&root, &project_dir).context("the project store cannot be opened")?;
         let session_id = format!("cli-{}-{}", std::process::id(), crate::timestamp::now_ms());

@@ -29,7 +29,7 @@ pub struct InsightArgs {
 
 pub fn stats(args: StatsArgs) -> anyhow::Result<()> {
     let root = super::data_root()?;
-    let project = crate::mcp::project_dir();
+    let project = crate::paths::project_dir()?;
     let report = crate::service::stats_report(&root, &project)
         .context("the project stats cannot be read")?;
     let text = if args.json {
@@ -89,7 +89,7 @@ fn read_status_input() -> StatusInput {
 
 pub fn insight(args: InsightArgs) -> anyhow::Result<()> {
     let root = super::data_root()?;
-    let project = crate::mcp::project_dir();
+    let project = crate::paths::project_dir()?;
     let store = crate::service::open_project_read_only(&root, &project)
         .context("the project database cannot be read")?;
     let (path, summary) =

@@ -19,6 +19,7 @@ mod plugins;
 mod render;
 mod runtimes;
 mod serve;
+mod settings;
 mod sqlite;
 mod version;
 
@@ -214,6 +215,7 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     let mut checks = vec![version::check(), sqlite::check()];
     checks.extend(data_root::checks(&root, &opts.project_dir));
     checks.push(hook_log::check(root_ok.as_deref()));
+    checks.extend(settings::checks(&opts.project_dir));
     checks.push(readiness);
 
     let mut slow_rows: Vec<Option<Vec<Check>>> = vec![None; names.len()];

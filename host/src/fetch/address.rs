@@ -53,18 +53,31 @@ impl AddressClass {
     }
 }
 
-/// Whether `CTX_FETCH_STRICT` asks for strict mode ("1", "true", "yes").
+/// Whether `CTX_FETCH_STRICT` asks for strict mode: an on/off word
+/// ([`crate::lenient::flag`]); a value that is neither is strict (fail safe), logged
+/// once per process, and shown by `cm doctor`.
 pub fn strict_from_env() -> bool {
     strict_from(std::env::var_os(STRICT_ENV))
 }
 
 fn strict_from(value: Option<std::ffi::OsString>) -> bool {
-    value.is_some_and(|v| {
-        matches!(
-            v.to_string_lossy().trim().to_ascii_lowercase().as_str(),
-            "1" | "true" | "yes"
-        )
-    })
+    match crate::lenient::EnvFlag::of(value) {
+        crate::lenient::EnvFlag::Unset => false,
+        crate::lenient::EnvFlag::Set(on) => on,
+        crate::lenient::EnvFlag::Unknown(value) => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| tracing::warn!("{}", unknown_strict_value(&value)));
+            true
+        }
+    }
+}
+
+/// The one line saying an unknown `CTX_FETCH_STRICT` value made fetches strict.
+pub fn unknown_strict_value(value: &str) -> String {
+    format!(
+        "{STRICT_ENV}={:?} is not on/off (1, true, yes, on / 0, false, no, off): strict mode is on",
+        value.trim()
+    )
 }
 
 /// Classify one address; IPv4 carried inside IPv6 is judged as the IPv4 it carries.
@@ -156,7 +169,7 @@ pub fn check_address(ip: IpAddr, host: Option<&str>, strict: bool) -> Result<(),
         return Ok(());
     }
     let why = if matches!(class, AddressClass::Loopback | AddressClass::Private) {
-        format!("blocked by {STRICT_ENV}=1")
+        format!("blocked by {STRICT_ENV}")
     } else {
         "blocked".to_string()
     };
@@ -288,7 +301,7 @@ mod tests {
         let refused = check_address(lo, Some("localhost"), true).expect_err("strict");
         assert_eq!(
             refused.to_string(),
-            "host localhost resolves to 127.0.0.1, which is loopback (blocked by CTX_FETCH_STRICT=1)"
+            "host localhost resolves to 127.0.0.1, which is loopback (blocked by CTX_FETCH_STRICT)"
         );
         let meta: IpAddr = "169.254.169.254".parse().expect("ip");
         assert_eq!(
@@ -303,9 +316,14 @@ mod tests {
     fn strict_env_values() {
         assert!(strict_from(Some("1".into())));
         assert!(strict_from(Some(" TRUE ".into())));
+        assert!(strict_from(Some("on".into())));
+        assert!(strict_from(Some("Yes".into())));
         assert!(!strict_from(Some("0".into())));
+        assert!(!strict_from(Some("off".into())));
         assert!(!strict_from(Some("".into())));
         assert!(!strict_from(None));
+        // Neither on nor off: strict, the safe side.
+        assert!(strict_from(Some("strict".into())));
     }
 
     #[test]

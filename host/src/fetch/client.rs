@@ -29,6 +29,20 @@ use crate::limits;
 const ACCEPT_VALUE: &str = "text/html,application/xhtml+xml,text/markdown;q=0.9,\
 text/plain;q=0.9,application/json;q=0.9,*/*;q=0.8";
 
+/// Asked about every redirect target before it is fetched: `Err` is the one-line
+/// reason it is refused (the user's `WebFetch` rules hold on every hop).
+#[derive(Clone)]
+pub struct HopCheck(pub std::sync::Arc<HopVerdict>);
+
+/// The function behind a [`HopCheck`].
+pub type HopVerdict = dyn Fn(&Url) -> Result<(), String> + Send + Sync;
+
+impl std::fmt::Debug for HopCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HopCheck")
+    }
+}
+
 /// Limits of one fetch. `Default` is the product's limits with strict mode off;
 /// [`FetchOptions::from_env`] also reads `CTX_FETCH_STRICT`.
 #[derive(Debug, Clone)]
@@ -40,6 +54,8 @@ pub struct FetchOptions {
     pub max_redirects: usize,
     /// Refuse loopback and private addresses too.
     pub strict: bool,
+    /// Judges each redirect target; `None` follows every allowed address.
+    pub redirect_check: Option<HopCheck>,
 }
 
 impl Default for FetchOptions {
@@ -49,12 +65,13 @@ impl Default for FetchOptions {
             body_max_bytes: limits::FETCH_BODY_MAX_BYTES,
             max_redirects: limits::FETCH_MAX_REDIRECTS,
             strict: false,
+            redirect_check: None,
         }
     }
 }
 
 impl FetchOptions {
-    /// The product's limits, strict when `CTX_FETCH_STRICT=1`.
+    /// The product's limits, strict when `CTX_FETCH_STRICT` is on.
     pub fn from_env() -> Self {
         Self {
             strict: strict_from_env(),
@@ -111,6 +128,10 @@ async fn follow(start: Url, opts: &FetchOptions) -> Result<FetchedPage, FetchFai
                 return Err(FetchFailure::TooManyRedirects(opts.max_redirects));
             }
             check_scheme(&next).map_err(|failure| redirect_refusal(&next, failure))?;
+            if let Some(HopCheck(check)) = &opts.redirect_check {
+                check(&next)
+                    .map_err(|reason| redirect_refusal(&next, FetchFailure::Blocked(reason)))?;
+            }
             current = next;
             continue;
         }

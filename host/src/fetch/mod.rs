@@ -16,8 +16,8 @@ mod test_server;
 #[cfg(test)]
 mod test_tls;
 
-pub use address::{AddressClass, STRICT_ENV, classify};
-pub use client::{FetchOptions, FetchedPage, fetch_url};
+pub use address::{AddressClass, STRICT_ENV, classify, unknown_strict_value};
+pub use client::{FetchOptions, FetchedPage, HopCheck, fetch_url};
 pub use error::{FetchError, FetchFailure};
 pub use tool::{
     FetchAndIndexParams, FetchReport, FetchRequest, FetchSink, IndexedSummary, PageIndexed,

@@ -91,6 +91,31 @@ pub struct FetchAndIndexParams {
     pub force: Option<bool>,
 }
 
+impl FetchAndIndexParams {
+    /// Every URL in WHATWG form (`http://2130706433/` is `http://127.0.0.1/`): the text
+    /// the fetcher dials and the rules are matched on is one and the same. A URL that
+    /// does not parse is kept trimmed; the fetch reports it and connects nowhere.
+    pub fn normalised(mut self) -> Self {
+        let normalise = |url: &mut String| {
+            let trimmed = url.trim();
+            *url = Url::parse(trimmed).map_or_else(|_| trimmed.to_string(), String::from);
+        };
+        self.url.iter_mut().for_each(normalise);
+        self.requests.iter_mut().for_each(|r| normalise(&mut r.url));
+        self
+    }
+
+    /// Every URL of the call, `url` first, then `requests`; empty ones are not fetched.
+    pub fn urls(&self) -> impl Iterator<Item = &str> {
+        self.url
+            .iter()
+            .map(String::as_str)
+            .chain(self.requests.iter().map(|r| r.url.as_str()))
+            .map(str::trim)
+            .filter(|url| !url.is_empty())
+    }
+}
+
 /// `url` is advertised as a string; its serde default (an empty list) is no default of that.
 fn without_default(schema: &mut schemars::Schema) {
     schema.remove("default");

@@ -13,16 +13,12 @@ use crate::plugins::bindings::{
 use crate::search::index_and_digest;
 use crate::store::{NewSource, SourceKind, Store};
 
-/// The project the event belongs to, canonical so it names the same store as `cm serve`.
-pub(super) fn project_dir(event: &NormalizedEvent) -> PathBuf {
-    event
-        .project_dir
-        .as_ref()
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::current_dir().ok())
-        .map(|p| p.canonicalize().unwrap_or(p))
-        .unwrap_or_else(|| PathBuf::from("/"))
+/// The project the event belongs to, by the same rule as `cm serve`
+/// ([`crate::paths::project_dir_of`]), so both name the same store.
+pub(super) fn project_dir(
+    event: &NormalizedEvent,
+) -> Result<PathBuf, crate::paths::ProjectDirError> {
+    crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))
 }
 
 /// Journals a pre-tool-use whose call will run (a later post-tool-use answers it; one
@@ -198,7 +194,10 @@ impl<'a> HookStore<'a> {
             return None;
         }
         if self.store.is_none() {
-            match Store::open(self.root, &project_dir(event)) {
+            let opened = project_dir(event)
+                .map_err(|e| e.to_string())
+                .and_then(|dir| Store::open(self.root, &dir).map_err(|e| e.to_string()));
+            match opened {
                 Ok(store) => self.store = Some(store),
                 Err(err) => {
                     self.failed = true;
@@ -247,11 +246,14 @@ mod tests {
         let canonical = real.canonicalize().expect("canonical");
         assert_eq!(
             project_dir(&event_in(Some(&link.to_string_lossy()))),
-            canonical
+            Ok(canonical)
         );
         let cwd = std::env::current_dir().expect("cwd");
         let cwd = cwd.canonicalize().unwrap_or(cwd);
-        assert_eq!(project_dir(&event_in(Some("relative/dir"))), cwd);
-        assert_eq!(project_dir(&event_in(None)), cwd);
+        assert_eq!(
+            project_dir(&event_in(Some("relative/dir"))),
+            Ok(cwd.clone())
+        );
+        assert_eq!(project_dir(&event_in(None)), Ok(cwd));
     }
 }

@@ -1,14 +1,14 @@
 //! The steps of one hook call: read stdin, load the adapter, parse, decide, render.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Fallback, HookOutput, continuity, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::permissions;
 use crate::plugins::bindings::{
-    Capabilities, Descriptor, EventBinding, EventKind, NormalizedEvent, ParseError, ParseInput,
-    PermissionRule, PolicyContext, Rendered, ToolCall, ToolKind,
+    Action, Capabilities, Decision, Descriptor, EventBinding, EventKind, NormalizedEvent,
+    ParseError, ParseInput, PermissionRule, PolicyContext, Rendered, ToolCall, ToolKind,
 };
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
 
@@ -70,10 +70,21 @@ pub(super) fn run(
         ParseError::BadInput(why) => format!("bad stdin: {why}"),
     })?;
 
+    // No project (the working directory was deleted): nothing to decide for or journal
+    // into; the caller answers with the allow reply and logs this line.
+    let project_dir = continuity::project_dir(&event).map_err(|e| e.to_string())?;
     let mut store = continuity::HookStore::new(root);
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
-            let reply = pre_tool_use(&engine, &registry, root, &loaded, &event, tool, &log);
+            let reply = pre_tool_use(
+                &engine,
+                &registry,
+                root,
+                &loaded,
+                (&event, &project_dir),
+                tool,
+                &log,
+            );
             continuity::after_pre_tool_use(
                 &mut store,
                 &loaded.descriptor,
@@ -192,24 +203,28 @@ fn pre_tool_use(
     registry: &Registry,
     root: &Path,
     loaded: &Loaded,
-    event: &NormalizedEvent,
+    (event, project_dir): (&NormalizedEvent, &Path),
     tool: ToolCall,
     log: &dyn Fn(&str),
 ) -> crate::plugins::bindings::Reply {
-    let project_dir = event
-        .project_dir
-        .as_ref()
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| PathBuf::from("/"));
-    let context = policy_context(root, loaded, event, &tool, &project_dir, log);
+    let (context, unknown_rules) = policy_context(root, loaded, event, &tool, project_dir, log);
 
-    let chain = PolicyChain::load(engine, registry);
-    let outcome = chain.decide(&tool, &context);
-    for failure in &outcome.failures {
-        log(&failure.to_string());
-    }
-    let nudge = outcome.decision.nudge.clone();
+    let decision = match unknown_rules.filter(|file| !repairs(&tool, file, project_dir)) {
+        // Fail closed: the unreadable file may hold a deny rule for this call.
+        Some(file) => Decision {
+            action: Action::Deny(file.refusal()),
+            nudge: None,
+        },
+        None => {
+            let chain = PolicyChain::load(engine, registry);
+            let outcome = chain.decide(&tool, &context);
+            for failure in &outcome.failures {
+                log(&failure.to_string());
+            }
+            outcome.decision
+        }
+    };
+    let nudge = decision.nudge.clone();
     let expressible = reply::Expressible {
         capabilities: loaded.binding.capabilities,
         can_hold_context: loaded
@@ -218,7 +233,7 @@ fn pre_tool_use(
             .iter()
             .any(|b| b.capabilities.contains(Capabilities::INJECT_CONTEXT)),
     };
-    let shaped = reply::shape(outcome.decision, expressible, &loaded.binding.native, tool);
+    let shaped = reply::shape(decision, expressible, &loaded.binding.native, tool);
     if let Some(text) = &shaped.held_context
         && let Err(err) = session_state::hold_context(root, &event.session_id, text)
     {
@@ -239,11 +254,11 @@ fn policy_context(
     tool: &ToolCall,
     project_dir: &Path,
     log: &dyn Fn(&str),
-) -> PolicyContext {
+) -> (PolicyContext, Option<permissions::Unreadable>) {
     let home = crate::paths::home_dir();
-    let (rules, problems) = permissions::load(project_dir, home.as_deref());
-    for problem in problems {
-        log(&problem);
+    let (rules, unreadable) = permissions::load(project_dir, home.as_deref());
+    for file in &unreadable {
+        log(&file.to_string());
     }
     let file_size_bytes = match (tool.kind, &tool.path) {
         (ToolKind::Read, Some(path)) => std::fs::metadata(project_dir.join(path))
@@ -252,7 +267,7 @@ fn policy_context(
             .map(|m| m.len()),
         _ => None,
     };
-    PolicyContext {
+    let context = PolicyContext {
         platform: loaded.descriptor.id.clone(),
         ctx_tool_prefix: loaded.descriptor.ctx_tool_prefix.clone(),
         server_live: crate::readiness::server_live(root),
@@ -260,7 +275,22 @@ fn policy_context(
         nudges_shown: session_state::load(root, &event.session_id).nudges_shown,
         file_size_bytes,
         project_dir: project_dir.to_string_lossy().into_owned(),
-    }
+    };
+    (context, unreadable.into_iter().next())
+}
+
+/// A Read or an edit of the unreadable settings file itself: refusing it would leave
+/// the agent unable to repair the file it was told to fix.
+fn repairs(tool: &ToolCall, file: &permissions::Unreadable, project_dir: &Path) -> bool {
+    matches!(tool.kind, ToolKind::Read | ToolKind::Edit)
+        && tool.path.as_deref().is_some_and(|path| {
+            let path = project_dir.join(path);
+            path == file.path
+                || matches!(
+                    (path.canonicalize(), file.path.canonicalize()),
+                    (Ok(a), Ok(b)) if a == b
+                )
+        })
 }
 
 /// Reads stdin up to the cap; more is bad input, not a reason to run out of memory.

@@ -94,6 +94,16 @@ impl Runtimes {
         Runtimes { languages }
     }
 
+    /// The canonical name of the language `language` names (a name or alias, any
+    /// case), installed or not: what runs is judged as that language.
+    pub fn canonical_name(&self, language: &str) -> Option<&str> {
+        let wanted = language.trim().to_ascii_lowercase();
+        self.languages
+            .iter()
+            .find(|s| s.spec.answers_to(&wanted))
+            .map(|s| s.spec.name.as_str())
+    }
+
     /// The runtime for `language` (a name or alias, any case). Blocks for a
     /// probe the first time a probed candidate is considered.
     pub fn resolve(&self, language: &str) -> Result<ResolvedRuntime, SandboxError> {

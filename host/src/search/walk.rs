@@ -203,11 +203,15 @@ pub fn index_path_with(
         if (file_type.is_symlink() && !options.follow_symlinks) || !entry.path().is_file() {
             continue;
         }
-        if let Some(allowed) = &confine_root
-            && !entry
-                .path()
-                .canonicalize()
-                .is_ok_and(|p| p.starts_with(allowed))
+        // What a followed link stands for is its target: confinement and the caller's
+        // rules judge that file, and it is the file read.
+        let Ok(target) = entry.path().canonicalize() else {
+            report.skipped_unreadable += 1;
+            continue;
+        };
+        if confine_root
+            .as_ref()
+            .is_some_and(|allowed| !target.starts_with(allowed))
         {
             report.skipped_outside += 1;
             continue;
@@ -229,8 +233,10 @@ pub fn index_path_with(
             report.stopped_at_max_files = true;
             break;
         }
+        // Both names are asked: a rule may name the link (`Read(./docs/latest)`) or
+        // the file it points to (`Read(./.env)`).
         if let Some(admit) = hooks.admit.as_mut()
-            && !admit(entry.path())
+            && (!admit(&target) || (target != entry.path() && !admit(entry.path())))
         {
             report.skipped_denied += 1;
             continue;
@@ -239,7 +245,7 @@ pub fn index_path_with(
             Some(prefix) => format!("{prefix}/{}", relative.display()),
             None => display_path(entry.path(), project_dir),
         };
-        index_file(store, entry.path(), &label, session_id, &mut report)?;
+        index_file(store, &target, &label, session_id, &mut report)?;
         if let Some(progress) = hooks.progress.as_mut() {
             progress(&report);
         }
@@ -527,6 +533,48 @@ omega\n",
         let report =
             index_path(&mut store, &docs, project.path(), None, None, &confined).expect("index");
         assert_eq!((report.files, report.skipped_outside), (plain.files, 1));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_caller_judges_a_followed_link_by_its_target() {
+        let project = project();
+        std::fs::write(project.path().join(".env"), "TOKEN=zeta\n").expect("write");
+        std::os::unix::fs::symlink("../.env", project.path().join("docs/envlink"))
+            .expect("symlink");
+        let (_db, mut store) = store();
+        let env = project
+            .path()
+            .join(".env")
+            .canonicalize()
+            .expect("canonical");
+        let mut asked = Vec::new();
+        let mut admit = |file: &Path| {
+            asked.push(file.to_path_buf());
+            file != env
+        };
+        let hooks = WalkHooks {
+            admit: Some(&mut admit),
+            progress: None,
+        };
+        let follow = WalkOptions {
+            follow_symlinks: true,
+            ..Default::default()
+        };
+        let docs = project.path().join("docs");
+        let report = index_path_with(
+            &mut store,
+            &docs,
+            project.path(),
+            None,
+            None,
+            &follow,
+            hooks,
+        )
+        .expect("index");
+        assert_eq!(report.skipped_denied, 1, "{report:?}");
+        assert!(!report.labels.iter().any(|l| l.contains("envlink")));
+        assert!(asked.contains(&env), "{asked:?}");
     }
 
     #[test]

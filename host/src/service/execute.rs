@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Reply, Service, canonical_in_project};
+use super::{Reply, Service, canonical_in_project, rule_input};
 use crate::limits::OUTPUT_CAP_BYTES;
 use crate::sandbox::{
     BatchExecuteParams, BatchOptions, CommandStatus, ExecRequest, ExecuteFileParams, ExecuteParams,
@@ -12,8 +12,12 @@ use crate::sandbox::{
 use crate::search::{SearchOptions, index_document, search};
 use crate::store::{NewSource, SourceKind};
 
-pub async fn execute(service: &Service, params: ExecuteParams, raw: &serde_json::Value) -> Reply {
-    if let Err(refusal) = service.check_rules("ctx_execute", raw, None) {
+/// `_raw` is what the agent sent; the rules see the decoded parameters, which are what
+/// runs (see `rule_input`).
+pub async fn execute(service: &Service, params: ExecuteParams, _raw: &serde_json::Value) -> Reply {
+    let language = rule_input::canonical_language(service.sandbox.runtimes(), &params.language);
+    let input = rule_input::execute(&params, language);
+    if let Err(refusal) = service.check_rules("ctx_execute", &input, None) {
         return refusal;
     }
     let request = ExecRequest {
@@ -40,7 +44,7 @@ pub async fn execute(service: &Service, params: ExecuteParams, raw: &serde_json:
 pub async fn execute_file(
     service: &Service,
     params: ExecuteFileParams,
-    raw: &serde_json::Value,
+    _raw: &serde_json::Value,
 ) -> Reply {
     let path = match canonical_in_project(&service.project_dir, &params.path) {
         Ok(path) => path,
@@ -49,7 +53,9 @@ pub async fn execute_file(
     if !path.is_file() {
         return Reply::error(format!("{} is not a file", params.path));
     }
-    if let Err(refusal) = service.check_rules("ctx_execute_file", raw, Some(&path)) {
+    let language = rule_input::canonical_language(service.sandbox.runtimes(), &params.language);
+    let input = rule_input::execute_file(&params, language, &path);
+    if let Err(refusal) = service.check_rules("ctx_execute_file", &input, Some(&path)) {
         return refusal;
     }
     let request = ExecRequest {
@@ -80,12 +86,13 @@ pub async fn execute_file(
 pub async fn batch_execute(
     service: &Service,
     params: BatchExecuteParams,
-    raw: &serde_json::Value,
+    _raw: &serde_json::Value,
 ) -> Reply {
     if params.commands.is_empty() {
         return Reply::error("ctx_batch_execute needs at least one command");
     }
-    if let Err(refusal) = service.check_rules("ctx_batch_execute", raw, None) {
+    let input = rule_input::batch_execute(&params);
+    if let Err(refusal) = service.check_rules("ctx_batch_execute", &input, None) {
         return refusal;
     }
     let options = BatchOptions {

@@ -28,6 +28,9 @@ impl Service {
 
     /// The policy chain and rules, loaded once for a call that asks several questions.
     pub(super) fn rule_check(&self) -> Result<RuleCheck, Reply> {
+        if let Some(reason) = &self.no_project {
+            return Err(Reply::error(reason));
+        }
         let engine = self.engine.as_ref().map_err(|e| {
             Reply::error(format!("security check unavailable ({e}); nothing was run"))
         })?;
@@ -37,9 +40,11 @@ impl Service {
         });
         let platform = self.platform();
         let home = crate::paths::home_dir();
-        let (rules, problems) = crate::permissions::load(&self.project_dir, home.as_deref());
-        for problem in problems {
-            tracing::warn!("{problem}");
+        let (rules, unreadable) = crate::permissions::load(&self.project_dir, home.as_deref());
+        // A settings file we cannot read may hold a deny rule for this very call.
+        if let Some(file) = unreadable.first() {
+            tracing::warn!("{file}");
+            return Err(Reply::error(file.refusal()));
         }
         let context = PolicyContext {
             platform: platform.id,

@@ -4,9 +4,11 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::{Reply, Service, canonical_in_project};
+use super::{Reply, Service, canonical_in_project, rule_input};
 use crate::chunk::{Format, detect_format};
-use crate::fetch::{FetchAndIndexParams, FetchOptions, FetchSink, FetchedPage, IndexedSummary};
+use crate::fetch::{
+    FetchAndIndexParams, FetchOptions, FetchSink, FetchedPage, HopCheck, IndexedSummary,
+};
 use crate::limits::FETCH_PREVIEW_BYTES;
 use crate::search::{
     IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, WalkHooks, ctx_index_with,
@@ -35,7 +37,8 @@ impl Service {
     }
 }
 
-pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) -> Reply {
+/// `_raw` is what the agent sent; the rules see the decoded path (see `rule_input`).
+pub fn index(service: &Service, params: IndexParams, _raw: &serde_json::Value) -> Reply {
     let mut confine_to = service.project_dir.clone();
     let mut rules = None;
     if let Some(path) = params.path.as_deref().filter(|p| !p.trim().is_empty()) {
@@ -47,7 +50,8 @@ pub fn index(service: &Service, params: IndexParams, raw: &serde_json::Value) ->
             Ok(check) => check,
             Err(refusal) => return refusal,
         };
-        if let Err(refusal) = check.check_ctx("ctx_index", raw, Some(&canonical)) {
+        let input = rule_input::index(&canonical);
+        if let Err(refusal) = check.check_ctx("ctx_index", &input, Some(&canonical)) {
             return refusal;
         }
         // A rule granted a path outside the project: the walk may go there, no further.
@@ -120,11 +124,29 @@ pub fn purge(service: &Service, params: PurgeParams) -> Reply {
 pub async fn fetch_and_index(
     service: &Service,
     params: FetchAndIndexParams,
-    raw: &serde_json::Value,
+    _raw: &serde_json::Value,
 ) -> Reply {
-    if let Err(refusal) = service.check_rules("ctx_fetch_and_index", raw, None) {
+    // One normalisation: the rules are matched on the URLs exactly as they are fetched.
+    let params = params.normalised();
+    let input = rule_input::fetch_and_index(&params);
+    let mut rules = match service.rule_check() {
+        Ok(rules) => rules,
+        Err(refusal) => return refusal,
+    };
+    if let Err(refusal) = rules.check_ctx("ctx_fetch_and_index", &input, None) {
         return refusal;
     }
+    // A redirect is a fetch too: each hop is asked about as its own URL.
+    let rules = Mutex::new(rules);
+    let mut options = FetchOptions::from_env();
+    options.redirect_check = Some(HopCheck(Arc::new(move |hop: &url::Url| {
+        let input = serde_json::json!({ "requests": [{ "url": hop.as_str() }] });
+        rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .check_ctx("ctx_fetch_and_index", &input, None)
+            .map_err(|refusal| refusal.text)
+    })));
     let store = match service.store_handle() {
         Ok(store) => store,
         Err(reply) => return reply,
@@ -133,7 +155,7 @@ pub async fn fetch_and_index(
         store,
         session_id: service.session_id.clone(),
     });
-    let report = crate::fetch::fetch_and_index(sink, params, FetchOptions::from_env()).await;
+    let report = crate::fetch::fetch_and_index(sink, params, options).await;
     // What the agent would have received: the page text, fetched now or earlier.
     let fetched: usize = report
         .outcomes

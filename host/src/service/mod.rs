@@ -9,6 +9,7 @@ mod knowledge;
 mod platform;
 mod report;
 mod resume;
+mod rule_input;
 mod shape;
 mod upgrade;
 
@@ -63,6 +64,8 @@ impl Reply {
 pub struct Service {
     pub root: PathBuf,
     pub project_dir: PathBuf,
+    /// Why there is no project to work for (the working directory is gone), if so.
+    no_project: Option<String>,
     pub session_id: String,
     store: Result<Arc<Mutex<Store>>, String>,
     sandbox: Sandbox,
@@ -86,9 +89,16 @@ pub struct Platform {
 
 impl Service {
     pub fn new(root: PathBuf, project_dir: PathBuf, session_id: String) -> Self {
-        let store = Store::open(&root, &project_dir)
-            .map(|s| Arc::new(Mutex::new(s)))
-            .map_err(|e| format!("the project store cannot be opened: {e}"));
+        // Started in a deleted working directory, the caller's fallback project is `/`:
+        // every tool call answers why instead (the server stays up, so the agent can say
+        // so), and no store is opened for `/`.
+        let no_project = crate::paths::project_dir().err().map(|e| e.to_string());
+        let store = match &no_project {
+            Some(reason) => Err(reason.clone()),
+            None => Store::open(&root, &project_dir)
+                .map(|s| Arc::new(Mutex::new(s)))
+                .map_err(|e| format!("the project store cannot be opened: {e}")),
+        };
         let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)))
             .map_err(|e| e.to_string());
         Service {
@@ -96,6 +106,7 @@ impl Service {
             flood: FloodGuard::from_env(),
             root,
             project_dir,
+            no_project,
             session_id,
             store,
             engine,

@@ -27,14 +27,16 @@ pub enum Language {
 }
 
 impl Language {
-    /// The language named `name` (case-insensitive, common aliases accepted).
+    /// The language named `name` (case-insensitive), with every alias the host's
+    /// runtime catalog accepts (`runtimes/*.toml`): code is judged as what runs it.
     pub fn from_name(name: &str) -> Option<Language> {
         Some(match name.trim().to_ascii_lowercase().as_str() {
-            "shell" | "sh" | "bash" | "zsh" | "dash" | "ksh" => Language::Shell,
-            "python" | "python3" | "py" => Language::Python,
-            "javascript" | "js" | "node" | "typescript" | "ts" | "bun" | "deno" => {
-                Language::JavaScript
+            "shell" | "sh" | "bash" | "zsh" | "dash" | "ksh" | "shellscript" | "shell-script" => {
+                Language::Shell
             }
+            "python" | "python3" | "py" => Language::Python,
+            "javascript" | "js" | "node" | "nodejs" | "mjs" | "cjs" | "typescript" | "ts"
+            | "mts" | "tsx" | "bun" | "deno" => Language::JavaScript,
             "ruby" | "rb" => Language::Ruby,
             "perl" | "pl" => Language::Perl,
             "php" => Language::Php,
@@ -42,7 +44,7 @@ impl Language {
             "rust" | "rs" => Language::Rust,
             "r" | "rscript" => Language::R,
             "elixir" | "ex" | "exs" => Language::Elixir,
-            "csharp" | "c#" | "cs" => Language::CSharp,
+            "csharp" | "c#" | "cs" | "csx" | "dotnet" => Language::CSharp,
             _ => return None,
         })
     }

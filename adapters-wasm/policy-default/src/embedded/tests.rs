@@ -194,3 +194,33 @@ fn unterminated_code_does_not_panic() {
         }
     }
 }
+
+#[test]
+fn every_name_the_host_runs_code_under_is_known() {
+    // The host's runtime catalog; an alias unknown here would judge code as shell text.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtimes");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("runtimes/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read");
+        for line in text.lines() {
+            if let Some(value) = line.strip_prefix("name = ") {
+                names.push(value.trim().trim_matches('"').to_string());
+            } else if let Some(list) = line.strip_prefix("aliases = ") {
+                names.extend(
+                    list.trim_matches(|c| c == '[' || c == ']')
+                        .split(',')
+                        .map(|a| a.trim().trim_matches('"').to_string())
+                        .filter(|a| !a.is_empty()),
+                );
+            }
+        }
+    }
+    assert!(names.len() > 30, "{names:?}");
+    for name in names {
+        assert!(Language::from_name(&name).is_some(), "{name}");
+    }
+}

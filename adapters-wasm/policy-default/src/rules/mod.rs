@@ -5,11 +5,12 @@
 //! Rule tool names map by tool *kind*, so `Bash(…)` rules apply to every shell
 //! tool whatever the host calls it, and to shell code run through the ctx tools.
 //!
-//! Precedence: each checked item (a shell command, a path, a URL, the tool
-//! itself) takes its verdict from the closest scope that has a matching rule
-//! (project-local, then project, then user); inside that scope deny beats ask
-//! beats allow. Then the call is denied when any item is denied, asks when any
-//! item asks, and is allowed only when every item is allowed.
+//! Precedence, as Claude Code documents it: rules of every scope are merged and
+//! each checked item (a shell command, a path, a URL, the tool itself) takes the
+//! strongest matching rule — deny beats ask beats allow whatever file they come
+//! from, so a `settings.local.json` allow cannot undo a `settings.json` deny.
+//! Then the call is denied when any item is denied, asks when any item asks, and
+//! is allowed only when every item is allowed.
 
 mod glob;
 pub mod path;
@@ -102,7 +103,10 @@ pub fn bash_spec_matches(spec: &str, command: &str) -> bool {
 pub fn web_fetch_spec_matches(spec: &str, url: &str) -> bool {
     match spec.strip_prefix("domain:") {
         Some(domain) => {
-            url_host(url).is_some_and(|host| star_match(&domain.trim().to_ascii_lowercase(), &host))
+            let domain = domain.trim().trim_end_matches('.').to_ascii_lowercase();
+            // A rule naming an address in another spelling names the same address.
+            let domain = numeric_host(&domain).unwrap_or(domain);
+            url_host(url).is_some_and(|host| star_match(&domain, &host))
         }
         None => star_match(spec, url.trim()),
     }
@@ -121,7 +125,64 @@ pub fn url_host(url: &str) -> Option<String> {
     } else {
         host_port.split(':').next()?
     };
-    (!host.is_empty()).then(|| host.trim_end_matches('.').to_ascii_lowercase())
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty() {
+        return None;
+    }
+    Some(numeric_host(&host).unwrap_or(host))
+}
+
+/// The address a numeric host stands for, spelled as rules name it: the WHATWG
+/// IPv4 forms a fetcher dials (`2130706433`, `0x7f.1`, `0177.0.0.1`, `127.1`) as
+/// dotted decimal, and IPv4-mapped IPv6 (`::ffff:127.0.0.1`) as the IPv4 it is.
+/// `None` for a name.
+pub fn numeric_host(host: &str) -> Option<String> {
+    if host.contains(':') {
+        let v6: std::net::Ipv6Addr = host.parse().ok()?;
+        return Some(match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => v6.to_string(),
+        });
+    }
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.len() > 4 {
+        return None;
+    }
+    let numbers = parts
+        .iter()
+        .map(|part| ipv4_number(part))
+        .collect::<Option<Vec<u64>>>()?;
+    let (last, init) = numbers.split_last()?;
+    if init.iter().any(|n| *n > 255) || *last >= 1u64 << (8 * (5 - numbers.len())) {
+        return None;
+    }
+    let mut address = *last;
+    for (i, n) in init.iter().enumerate() {
+        address += n << (8 * (3 - i));
+    }
+    let address = u32::try_from(address).ok()?;
+    Some(std::net::Ipv4Addr::from(address).to_string())
+}
+
+/// One part of a WHATWG IPv4 host: decimal, `0x` hex or leading-zero octal.
+fn ipv4_number(part: &str) -> Option<u64> {
+    if part.is_empty() {
+        return None;
+    }
+    let (digits, radix) = if let Some(hex) = part.strip_prefix("0x") {
+        (hex, 16)
+    } else if part.len() > 1 && part.starts_with('0') {
+        (&part[1..], 8)
+    } else {
+        (part, 10)
+    };
+    if digits.is_empty() {
+        return Some(0);
+    }
+    if digits.len() > 12 || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
 }
 
 /// What a call offers to rules: its shell commands, the file it reads or
@@ -255,7 +316,9 @@ pub fn evaluate(
     }
 }
 
-/// The closest scope's strongest matching rule for one item.
+/// The strongest matching rule for one item across every scope (deny beats ask beats
+/// allow, as in Claude Code: a deny in any settings file cannot be allowed by another);
+/// among equally strong rules the closest scope is cited.
 fn item_verdict(
     rules: &[(&PermissionRule, ParsedRule)],
     item: &Item,
@@ -263,8 +326,8 @@ fn item_verdict(
     subjects: &Subjects,
     project_dir: &str,
 ) -> Option<Citation> {
+    let mut best: Option<Citation> = None;
     for scope in RuleScope::CLOSEST_FIRST {
-        let mut best: Option<Citation> = None;
         for (rule, parsed) in rules.iter().filter(|(r, _)| r.scope == scope) {
             let Some(subject) = item_match(parsed, rule.effect, item, call, subjects, project_dir)
             else {
@@ -282,11 +345,8 @@ fn item_verdict(
                 });
             }
         }
-        if best.is_some() {
-            return best;
-        }
     }
-    None
+    best
 }
 
 fn rank(effect: RuleEffect) -> u8 {

@@ -119,6 +119,39 @@ fn web_fetch_specs() {
 }
 
 #[test]
+fn numeric_hosts_match_rules_as_the_address_they_dial() {
+    for url in [
+        "http://2130706433/",
+        "http://0x7f.1/",
+        "http://0177.0.0.1/",
+        "http://127.1/",
+        "http://0x7F000001:8080/x",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:7f00:1]/",
+        "http://127.0.0.1./",
+    ] {
+        assert!(
+            web_fetch_spec_matches("domain:127.0.0.1", url),
+            "{url} is 127.0.0.1"
+        );
+    }
+    assert!(web_fetch_spec_matches(
+        "domain:2130706433",
+        "http://127.0.0.1/"
+    ));
+    for url in [
+        "http://127.0.0.2/",
+        "http://1.2.3.com/",
+        "http://0x7g.1/",
+        "http://256.1.1.1.1/",
+    ] {
+        assert!(!web_fetch_spec_matches("domain:127.0.0.1", url), "{url}");
+    }
+    assert_eq!(numeric_host("example.com"), None);
+    assert_eq!(numeric_host("::1").as_deref(), Some("::1"));
+}
+
+#[test]
 fn a_deny_matches_any_part_of_a_chain() {
     let rules = [rule("Bash(sudo *)", Deny, User)];
     assert_eq!(
@@ -244,20 +277,32 @@ fn deny_beats_ask_beats_allow_within_a_scope() {
 }
 
 #[test]
-fn the_closest_scope_with_a_match_wins() {
+fn a_deny_in_any_scope_outranks_an_allow_in_a_closer_one() {
     let rules = [
         rule("Bash(sudo *)", Deny, User),
         rule("Bash(sudo apt *)", Allow, ProjectLocal),
         rule("Bash(docker:*)", Deny, Project),
         rule("Bash(docker ps)", Allow, User),
+        rule("Bash(git:*)", Allow, ProjectLocal),
     ];
-    assert_eq!(outcome_of(&rules, "sudo apt update"), Outcome::Allow);
+    // Claude Code merges the scopes: deny, then ask, then allow, whatever the file.
+    assert!(matches!(outcome_of(&rules, "sudo apt update"), Outcome::Deny(c) if c.scope == User));
     assert!(matches!(outcome_of(&rules, "sudo rm x"), Outcome::Deny(c) if c.scope == User));
     assert!(matches!(outcome_of(&rules, "docker ps"), Outcome::Deny(c) if c.scope == Project));
-    // Each part takes its own closest verdict; one denied part denies the call.
+    assert_eq!(outcome_of(&rules, "git status"), Outcome::Allow);
+    // One denied part denies the call.
     assert!(
-        matches!(outcome_of(&rules, "sudo apt update && sudo reboot"), Outcome::Deny(c) if c.subject == "sudo reboot")
+        matches!(outcome_of(&rules, "git status && sudo reboot"), Outcome::Deny(c) if c.subject == "sudo reboot")
     );
+}
+
+#[test]
+fn equally_strong_rules_cite_the_closest_scope() {
+    let rules = [
+        rule("Bash(rm *)", Deny, User),
+        rule("Bash(rm -rf *)", Deny, ProjectLocal),
+    ];
+    assert!(matches!(outcome_of(&rules, "rm -rf x"), Outcome::Deny(c) if c.scope == ProjectLocal));
 }
 
 #[test]

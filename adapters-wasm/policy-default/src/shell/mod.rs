@@ -130,3 +130,6 @@ fn split_nested(line: &str, origin: Origin, depth: usize) -> Vec<ShellCommand> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod proptests;
