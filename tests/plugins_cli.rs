@@ -236,6 +236,14 @@ fn list_shows_the_variables_each_adapter_reads() {
         "{listed}"
     );
     assert!(line("policy   default").ends_with(" -"), "{listed}");
+    // Each of the four is described (no `?`) and reads at least one variable.
+    let described: Vec<&str> = listed
+        .lines()
+        .filter(|l| l.starts_with("adapter") && l.contains(" built-in "))
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|vars| *vars != "-" && !vars.contains('?'))
+        .collect();
+    assert_eq!(described.len(), 4, "{listed}");
 }
 
 #[test]
