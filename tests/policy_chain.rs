@@ -100,6 +100,27 @@ fn an_always_allow_policy_does_not_lift_the_users_deny_in_a_hook() {
 }
 
 #[test]
+fn an_always_allow_policy_does_not_lift_the_users_ask() {
+    let sandbox = Sandbox::new();
+    sandbox.project_permissions(json!({ "ask": ["Bash(git push *)"] }));
+    install(&sandbox, &["always-allow"]);
+    let reply = claude_reply(&sandbox.hook(
+        "claude-code",
+        "pretooluse",
+        &bash(&sandbox, "git push origin main"),
+    ));
+    assert_eq!(
+        reply["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{reply}"
+    );
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
+}
+
+#[test]
 fn every_platform_denies_what_the_user_denies_with_an_always_allow_policy() {
     for golden in &PLATFORMS {
         let sandbox = golden.project();

@@ -87,7 +87,7 @@ impl PolicyChain {
                 chain.failures.push(skipped(label));
                 continue;
             };
-            // Compiling is the host's work (and cached at install); running guest code is not.
+            // Only guest time is charged: compiling is the host's work (cached at install).
             let loaded = registry
                 .load_component(engine, installed)
                 .and_then(|component| {
