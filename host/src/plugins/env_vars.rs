@@ -10,6 +10,7 @@ use super::PluginError;
 /// Parts of a name that mark it as holding a secret, wherever they appear in it
 /// (`PASS` also covers `PASSWORD`, `PASSWD` and `PASSPHRASE`; `CRED` covers `CREDENTIALS`).
 /// The first part found is the one the refusal names, so the telling ones come first.
+/// `URL`, `URI` and `DSN`: connection strings carry credentials (`postgres://u:p@h`).
 const SECRET_PARTS: &[&str] = &[
     "SECRET",
     "TOKEN",
@@ -24,6 +25,9 @@ const SECRET_PARTS: &[&str] = &[
     "CERT",
     "SALT",
     "SIGNATURE",
+    "URL",
+    "URI",
+    "DSN",
 ];
 
 /// Endings of names that point at a host's directories or identify its session.
@@ -113,6 +117,8 @@ mod tests {
             "CLAUDE_SESSION_KEY",
             "NPM_CONFIG__AUTH",
             "PRIVATE_DIR",
+            "DATABASE_URL",
+            "CLAUDE_PROXY_URL",
         ] {
             let why = refusal("claude-code", name).expect(name);
             assert!(why.starts_with("looks like a secret"), "{name}: {why}");
