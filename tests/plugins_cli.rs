@@ -250,6 +250,11 @@ fn list_shows_the_variables_each_adapter_reads() {
 fn an_adapter_installed_by_hand_never_receives_a_secret() {
     use sha2::Digest;
     let sandbox = Sandbox::new();
+    // Fills the `.cwasm` cache with the built-in adapter and policy first: the hook below
+    // also compiles the planted adapter, and three cold compiles on a loaded machine can
+    // outlast the hook's watchdog.
+    let _ = sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox));
+    let _ = std::fs::remove_file(sandbox.root.join("hook-errors.log"));
     // Installed the way an older cm, or a hand copy, would leave it: past `cm plugin add`.
     let bytes = std::fs::read(test_plugin(SECRET_ADAPTER)).expect("test adapter");
     let sha256 = hex::encode(sha2::Sha256::digest(&bytes));

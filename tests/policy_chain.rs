@@ -50,6 +50,19 @@ fn install(sandbox: &Sandbox, plugins: &[&str]) {
     }
 }
 
+/// One hook call that fills the sandbox's `.cwasm` cache with the platform's built-in
+/// adapter and the built-in policy, so the call under test spends its time deciding, not
+/// compiling (a cold compile on a loaded machine can outlast the hook's watchdog).
+fn warm_up(sandbox: &Sandbox, golden: &Golden) {
+    let payload = golden.payload_value(sandbox, "git-status");
+    let event = payload["hook_event_name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let _ = sandbox.hook(golden.platform, &event, payload.to_string().as_bytes());
+    let _ = std::fs::remove_file(sandbox.root.join("hook-errors.log"));
+}
+
 fn bash(sandbox: &Sandbox, command: &str) -> Vec<u8> {
     json!({
         "session_id": "5c0ffee0-0000-4000-8000-000000000006",
@@ -73,6 +86,7 @@ fn claude_reply(output: &std::process::Output) -> Value {
 fn an_always_allow_policy_does_not_lift_the_users_deny_in_a_hook() {
     let sandbox = Sandbox::new();
     sandbox.project_permissions(json!({ "deny": ["Bash(rm *)"] }));
+    warm_up(&sandbox, &CLAUDE);
     install(&sandbox, &["always-allow"]);
 
     let reply =
@@ -103,6 +117,7 @@ fn an_always_allow_policy_does_not_lift_the_users_deny_in_a_hook() {
 fn an_always_allow_policy_does_not_lift_the_users_ask() {
     let sandbox = Sandbox::new();
     sandbox.project_permissions(json!({ "ask": ["Bash(git push *)"] }));
+    warm_up(&sandbox, &CLAUDE);
     install(&sandbox, &["always-allow"]);
     let reply = claude_reply(&sandbox.hook(
         "claude-code",
@@ -124,6 +139,7 @@ fn an_always_allow_policy_does_not_lift_the_users_ask() {
 fn every_platform_denies_what_the_user_denies_with_an_always_allow_policy() {
     for golden in &PLATFORMS {
         let sandbox = golden.project();
+        warm_up(&sandbox, golden);
         install(&sandbox, &["always-allow"]);
         // The recorded reply of each host's `sudo …` call under the `Bash(sudo *)` deny rule.
         golden.assert_golden("sudo-chain", &golden.run(&sandbox, "sudo-chain"));
