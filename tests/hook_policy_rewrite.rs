@@ -154,3 +154,22 @@ fn codex_lets_a_rewrite_without_a_reason_run_unchanged_and_holds_nothing() {
     after["session_id"] = quiet["session_id"].clone();
     assert_eq!(reply(&CODEX, &sandbox, &after), None);
 }
+
+#[test]
+fn a_rewrite_into_a_command_the_user_denies_is_denied() {
+    let sandbox = with_policy();
+    // `make-noisy` itself is fine; what the policy rewrites it into is not.
+    sandbox.project_permissions(json!({ "deny": ["Bash(tail *)"] }));
+    for golden in [&CLAUDE, &GEMINI, &CODEX] {
+        let payload = shell_call(golden, &sandbox, "make-noisy");
+        let reply = reply(golden, &sandbox, &payload).expect("a reply");
+        let text = reply.to_string();
+        assert!(
+            text.contains("Bash(tail *)")
+                && !text.contains("updatedInput")
+                && !text.contains("tool_input"),
+            "{}: {text}",
+            golden.platform
+        );
+    }
+}

@@ -184,3 +184,172 @@ fn an_installed_adapter_overrides_the_built_in_one_until_removed() {
         "the built-in adapter answers again"
     );
 }
+
+/// The adapter that asks for `AWS_SECRET_ACCESS_KEY` and prints whatever it was given.
+const SECRET_ADAPTER: &str = "secret-env-adapter";
+
+#[test]
+fn an_adapter_asking_for_a_secret_variable_is_refused_by_add() {
+    let sandbox = Sandbox::new();
+    let path = test_plugin(SECRET_ADAPTER);
+    let output = cm_plugin(&sandbox, &["add", path.to_str().expect("utf8")]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "asks for the environment variable AWS_SECRET_ACCESS_KEY, which looks like a secret"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    let listed = String::from_utf8_lossy(&cm_plugin(&sandbox, &["list"]).stdout).to_string();
+    assert!(
+        !listed.contains("installed#"),
+        "nothing was installed: {listed}"
+    );
+}
+
+#[test]
+fn list_shows_the_variables_each_adapter_reads() {
+    let sandbox = Sandbox::new();
+    let path = test_plugin("override-adapter");
+    assert!(
+        cm_plugin(&sandbox, &["add", path.to_str().expect("utf8")])
+            .status
+            .success()
+    );
+    let listed = String::from_utf8_lossy(&cm_plugin(&sandbox, &["list"]).stdout).to_string();
+    let line = |needle: &str| {
+        listed
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle} line: {listed}"))
+            .to_string()
+    };
+    assert!(
+        line("installed#").ends_with(" CLAUDE_PROJECT_DIR,CLAUDE_SESSION_ID"),
+        "{listed}"
+    );
+    // The built-in adapters pass the same rule and show what they read.
+    assert!(
+        line("codex ").ends_with(" CODEX_THREAD_ID,CODEX_HOME"),
+        "{listed}"
+    );
+    assert!(line("policy   default").ends_with(" -"), "{listed}");
+    // Each of the four is described (no `?`) and reads at least one variable.
+    let described: Vec<&str> = listed
+        .lines()
+        .filter(|l| l.starts_with("adapter") && l.contains(" built-in "))
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|vars| *vars != "-" && !vars.contains('?'))
+        .collect();
+    assert_eq!(described.len(), 4, "{listed}");
+}
+
+#[test]
+fn an_adapter_installed_by_hand_never_receives_a_secret() {
+    use sha2::Digest;
+    let sandbox = Sandbox::new();
+    // Fills the `.cwasm` cache with the built-in adapter and policy first: the hook below
+    // also compiles the planted adapter, and three cold compiles on a loaded machine can
+    // outlast the hook's watchdog.
+    let _ = sandbox.hook("claude-code", "pretooluse", &git_status(&sandbox));
+    let _ = std::fs::remove_file(sandbox.root.join("hook-errors.log"));
+    // Installed the way an older cm, or a hand copy, would leave it: past `cm plugin add`.
+    let bytes = std::fs::read(test_plugin(SECRET_ADAPTER)).expect("test adapter");
+    let sha256 = hex::encode(sha2::Sha256::digest(&bytes));
+    let dir = sandbox.root.join("plugins");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join(format!("{sha256}.wasm")), &bytes).expect("copy");
+    let registry = serde_json::json!({"format": 1, "plugins": [{
+        "id": "claude-code", "kind": "adapter", "version": "6.6.6", "sha256": sha256,
+        "file": format!("{sha256}.wasm"), "order": 0, "size_bytes": 0, "mtime_ns": 0
+    }]});
+    std::fs::write(dir.join("registry.json"), registry.to_string()).expect("registry");
+
+    let secret = "wJalrXUtnFEMI-K7MDENG-not-a-real-key";
+    let mut command = sandbox.cm();
+    command.env("AWS_SECRET_ACCESS_KEY", secret);
+    let output = sandbox.hook_with(command, "claude-code", "pretooluse", &git_status(&sandbox));
+    assert_eq!(output.status.code(), Some(0));
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!printed.contains(secret), "the secret leaked: {printed}");
+    let log = sandbox.hook_errors();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].contains("AWS_SECRET_ACCESS_KEY") && log[0].contains("using the built-in adapter"),
+        "{log:?}"
+    );
+}
+
+/// `cm plugin add <path>`, killed (and the test failed) if it has not finished in 20 s.
+fn add_with_watchdog(sandbox: &Sandbox, path: &std::path::Path) -> std::process::Output {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let mut child = sandbox
+        .cm()
+        .args(["plugin", "add"])
+        .arg(path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cm plugin add");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("cm plugin add {} still ran after 20 s", path.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn assert_refused(output: &std::process::Output, why: &str) {
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(why), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+}
+
+#[test]
+fn a_fifo_is_refused_without_waiting_for_a_writer() {
+    let sandbox = Sandbox::new();
+    let fifo = sandbox.project.join("plugin.wasm");
+    let c_path = std::ffi::CString::new(fifo.to_str().expect("utf8")).expect("no NUL");
+    // SAFETY: a valid NUL-terminated path; mkfifo has no other preconditions.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
+    assert_refused(
+        &add_with_watchdog(&sandbox, &fifo),
+        "not a regular file (a FIFO)",
+    );
+}
+
+#[test]
+fn a_device_is_refused_without_reading_it() {
+    let sandbox = Sandbox::new();
+    assert_refused(
+        &add_with_watchdog(&sandbox, std::path::Path::new("/dev/zero")),
+        "not a regular file (a device)",
+    );
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_refused() {
+    let sandbox = Sandbox::new();
+    let big = sandbox.project.join("huge.wasm");
+    // Sparse: one byte over the 64 MiB limit without writing 64 MiB.
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(64 * 1024 * 1024 + 1))
+        .expect("sparse file");
+    assert_refused(
+        &add_with_watchdog(&sandbox, &big),
+        "larger than the 64 MiB a plugin file may be",
+    );
+}

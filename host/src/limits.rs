@@ -167,3 +167,21 @@ pub const INSIGHT_TOP_SOURCES: usize = 10;
 pub const INSIGHT_DIR_NAME: &str = "insight";
 /// An insight report's file name: this prefix, the project key, `.html`.
 pub const INSIGHT_FILE_PREFIX: &str = "insight-";
+
+// Plugin host (issue 12: bounded plugin files, one policy-chain budget).
+
+/// The largest plugin file `cm plugin add` (and a hook loading it) reads: room for real
+/// toolchains (componentize-py output is ~18 MB, StarlingMonkey ~12 MB).
+pub const PLUGIN_FILE_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Wall-clock time the whole policy chain of one call (one hook call, one ctx tool call)
+/// may take in its guests, instantiation and every decision included. Installed policies
+/// share it less `POLICY_BUILTIN_RESERVE_MS`, each call getting what is left (at most
+/// `PLUGIN_CALL_TIMEOUT_MS`); once it is spent the remaining installed policies are skipped.
+pub const POLICY_CHAIN_BUDGET_MS: u64 = 2_000;
+/// The part of `POLICY_CHAIN_BUDGET_MS` kept for the built-in policy: each of its calls gets
+/// this, however long the installed policies took, so the user's rules always decide (it
+/// answers in well under a millisecond).
+pub const POLICY_BUILTIN_RESERVE_MS: u64 = 500;
+/// An installed policy is not started with less than this left of the chain's budget
+/// (an epoch deadline is only tick-accurate): it is skipped instead.
+pub const POLICY_CALL_MIN_MS: u64 = 50;

@@ -6,7 +6,7 @@ use anyhow::bail;
 use clap::Subcommand;
 
 use crate::plugins::registry::Integrity;
-use crate::plugins::{BUILTIN_PLUGINS, PluginEngine, Registry};
+use crate::plugins::{Adapter, BUILTIN_PLUGINS, BuiltinPlugin, PluginEngine, PluginKind, Registry};
 
 #[derive(Subcommand)]
 pub enum PluginCommand {
@@ -47,27 +47,29 @@ pub fn run(command: PluginCommand) -> anyhow::Result<()> {
         }
         PluginCommand::List => {
             println!(
-                "{:<8} {:<20} {:<10} {:<10} sha256",
-                "kind", "id", "version", "source"
+                "{:<8} {:<20} {:<10} {:<12} {:<12} env-vars",
+                "kind", "id", "version", "source", "sha256"
             );
             for builtin in BUILTIN_PLUGINS {
                 println!(
-                    "{:<8} {:<20} {:<10} {:<10} {}",
+                    "{:<8} {:<20} {:<10} {:<12} {:<12} {}",
                     builtin.kind.to_string(),
                     builtin.id,
                     env!("CARGO_PKG_VERSION"),
                     "built-in",
-                    &builtin.sha256[..12]
+                    &builtin.sha256[..12],
+                    env_column(&builtin_env_vars(&engine, builtin))
                 );
             }
             for plugin in &registry.plugins {
                 println!(
-                    "{:<8} {:<20} {:<10} {:<10} {}",
+                    "{:<8} {:<20} {:<10} {:<12} {:<12} {}",
                     plugin.kind.to_string(),
                     plugin.id,
                     plugin.version,
                     format!("installed#{}", plugin.order),
-                    &plugin.sha256[..12]
+                    &plugin.sha256[..12],
+                    env_column(&plugin.env_vars)
                 );
             }
         }
@@ -107,4 +109,26 @@ pub fn run(command: PluginCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The variables an adapter reads from the environment, for `list`; `-` for none.
+fn env_column(names: &[String]) -> String {
+    if names.is_empty() {
+        "-".into()
+    } else {
+        names.join(",")
+    }
+}
+
+/// A built-in adapter's env-vars, as its descriptor states them (policies read none).
+fn builtin_env_vars(engine: &PluginEngine, builtin: &BuiltinPlugin) -> Vec<String> {
+    if builtin.kind != PluginKind::Adapter {
+        return Vec::new();
+    }
+    engine
+        .load(builtin.bytes, builtin.sha256)
+        .and_then(|c| Adapter::instantiate(engine, &c, builtin.id))
+        .and_then(|mut adapter| adapter.describe())
+        .map(|d| d.env_vars)
+        .unwrap_or_else(|err| vec![format!("? ({err})")])
 }

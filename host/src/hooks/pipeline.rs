@@ -132,14 +132,21 @@ fn load_adapter(
     event: &str,
     log: &dyn Fn(&str),
 ) -> Result<Loaded, String> {
-    let mut component = None;
+    let mut described = None;
     if let Some(installed) = registry.adapter(platform) {
-        match registry.load_component(engine, installed) {
-            Ok(c) => component = Some((c, format!("adapter {platform} (installed)"))),
+        let label = format!("adapter {platform} (installed)");
+        // Described before use: a descriptor outside the env-vars rule is refused here too.
+        let loaded = registry.load_component(engine, installed).and_then(|c| {
+            let mut adapter = Adapter::instantiate(engine, &c, &label)?;
+            let descriptor = adapter.describe()?;
+            Ok((adapter, descriptor))
+        });
+        match loaded {
+            Ok(found) => described = Some(found),
             Err(err) => log(&format!("{err}; using the built-in adapter")),
         }
     }
-    let (component, label) = match component {
+    let (adapter, descriptor) = match described {
         Some(found) => found,
         None => {
             let plugin = builtin(PluginKind::Adapter, platform).ok_or_else(|| {
@@ -151,12 +158,12 @@ fn load_adapter(
             let c = engine
                 .load(plugin.bytes, plugin.sha256)
                 .map_err(|e| e.to_string())?;
-            (c, format!("adapter {platform}"))
+            let mut adapter = Adapter::instantiate(engine, &c, &format!("adapter {platform}"))
+                .map_err(|e| e.to_string())?;
+            let descriptor = adapter.describe().map_err(|e| e.to_string())?;
+            (adapter, descriptor)
         }
     };
-    let mut adapter =
-        Adapter::instantiate(engine, &component, &label).map_err(|e| e.to_string())?;
-    let descriptor = adapter.describe().map_err(|e| e.to_string())?;
     let binding = descriptor
         .events
         .iter()

@@ -48,6 +48,8 @@ impl Adapter {
         if descriptor.id.trim().is_empty() {
             return Err(self.garbage("describe returned an empty id"));
         }
+        // The variables it asks for are handed to `parse`: only those the rule allows.
+        super::env_vars::check(&descriptor.id, &descriptor.env_vars)?;
         Ok(descriptor)
     }
 

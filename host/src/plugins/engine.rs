@@ -215,7 +215,12 @@ impl PluginEngine {
 
 /// Arms the per-call deadline on a store before each call into the guest.
 pub(super) fn arm_deadline(store: &mut Store<PluginState>) {
-    store.set_epoch_deadline(PLUGIN_CALL_TIMEOUT_MS.div_ceil(PLUGIN_EPOCH_TICK_MS));
+    arm_deadline_ms(store, PLUGIN_CALL_TIMEOUT_MS);
+}
+
+/// Arms a deadline of `ms` (at least one epoch tick) before a call into the guest.
+pub(super) fn arm_deadline_ms(store: &mut Store<PluginState>, ms: u64) {
+    store.set_epoch_deadline(ms.div_ceil(PLUGIN_EPOCH_TICK_MS).max(1));
 }
 
 fn engine_config() -> Config {

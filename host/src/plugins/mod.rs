@@ -4,13 +4,17 @@
 pub mod adapter;
 pub mod bindings;
 pub mod cache_prune;
+pub mod chain;
 pub mod engine;
+pub mod env_vars;
+pub mod file;
 pub mod policy;
 pub mod registry;
 
 pub use adapter::Adapter;
+pub use chain::{ChainOutcome, PolicyChain};
 pub use engine::PluginEngine;
-pub use policy::{Policy, PolicyChain};
+pub use policy::Policy;
 pub use registry::{InstalledPlugin, Registry};
 
 /// Which world a plugin implements.
@@ -58,6 +62,8 @@ pub enum PluginError {
     Invalid(String),
     #[error("plugin {plugin} timed out after {ms} ms")]
     Timeout { plugin: String, ms: u64 },
+    #[error("plugin {plugin} skipped: the policy chain's {budget_ms} ms budget is spent")]
+    Skipped { plugin: String, budget_ms: u64 },
     #[error("plugin {plugin} trapped: {message}")]
     Trap { plugin: String, message: String },
     #[error("plugin {plugin} returned garbage: {message}")]
@@ -73,6 +79,19 @@ impl PluginError {
 
     fn compile(err: wasmtime::Error) -> Self {
         Self::Compile(engine::first_line(&err.to_string()))
+    }
+
+    /// A timeout names the deadline the call actually had (a chain's budget may give less).
+    fn with_deadline_ms(self, ms: u64) -> Self {
+        match self {
+            Self::Timeout { plugin, .. } => Self::Timeout { plugin, ms },
+            other => other,
+        }
+    }
+
+    /// True when the instance trapped (a timeout is a trap): it cannot be entered again.
+    pub fn poisons_instance(&self) -> bool {
+        matches!(self, Self::Timeout { .. } | Self::Trap { .. })
     }
 
     /// Classifies an error raised by a call into a guest.

@@ -1,13 +1,14 @@
-//! Loaded routing policies and the chain that asks them in order.
+//! One loaded routing policy: describe and decide, each call sandboxed and bounded.
 
 use wasmtime::Store;
 use wasmtime::component::Component;
 
 use super::bindings::policy_world::PolicyPlugin;
 use super::bindings::{Action, Decision, PolicyContext, PolicyInfo, ToolCall};
-use super::engine::{PluginState, arm_deadline};
+use super::engine::{PluginState, arm_deadline, arm_deadline_ms};
 use super::{PluginEngine, PluginError};
 
+use crate::limits::PLUGIN_CALL_TIMEOUT_MS;
 use crate::limits::POLICY_REASON_MAX_BYTES as REASON_MAX_BYTES;
 
 /// One instantiated routing policy.
@@ -23,10 +24,20 @@ impl Policy {
         component: &Component,
         label: &str,
     ) -> Result<Self, PluginError> {
+        Self::instantiate_within(engine, component, label, PLUGIN_CALL_TIMEOUT_MS)
+    }
+
+    /// Instantiates under a deadline of `ms` (a chain's budget may leave less than a call's).
+    pub fn instantiate_within(
+        engine: &PluginEngine,
+        component: &Component,
+        label: &str,
+        ms: u64,
+    ) -> Result<Self, PluginError> {
         let mut store = engine.new_store();
-        arm_deadline(&mut store);
+        arm_deadline_ms(&mut store, ms);
         let bindings = PolicyPlugin::instantiate(&mut store, component, engine.linker()?)
-            .map_err(|e| PluginError::from_call(label, e))?;
+            .map_err(|e| PluginError::from_call(label, e).with_deadline_ms(ms))?;
         Ok(Self {
             label: label.to_string(),
             store,
@@ -56,12 +67,22 @@ impl Policy {
         call: &ToolCall,
         context: &PolicyContext,
     ) -> Result<Decision, PluginError> {
-        arm_deadline(&mut self.store);
+        self.decide_within(call, context, PLUGIN_CALL_TIMEOUT_MS)
+    }
+
+    /// Decides under a deadline of `ms`.
+    pub fn decide_within(
+        &mut self,
+        call: &ToolCall,
+        context: &PolicyContext,
+        ms: u64,
+    ) -> Result<Decision, PluginError> {
+        arm_deadline_ms(&mut self.store, ms);
         let decision = self
             .bindings
             .context_mode_plugin_routing_policy()
             .call_decide(&mut self.store, call, context)
-            .map_err(|e| PluginError::from_call(&self.label, e))?;
+            .map_err(|e| PluginError::from_call(&self.label, e).with_deadline_ms(ms))?;
         validate(&decision).map_err(|message| self.garbage(message))?;
         Ok(decision)
     }
@@ -112,83 +133,6 @@ fn validate(decision: &Decision) -> Result<(), String> {
 
 /// How the built-in policy is named in errors and in `ChainOutcome::decided_by`.
 pub const BUILTIN_POLICY_LABEL: &str = "policy default";
-
-/// What the chain decided, who decided it, and which policies failed on the way.
-pub struct ChainOutcome {
-    pub decision: Decision,
-    pub decided_by: Option<String>,
-    pub failures: Vec<PluginError>,
-}
-
-/// Installed policies in their order, then the built-in one. The first decision other
-/// than no-opinion wins; a policy that fails is skipped (and reported), so a broken
-/// community policy can neither hang the agent nor switch off the built-in rules.
-#[derive(Default)]
-pub struct PolicyChain {
-    policies: Vec<Policy>,
-    failures: Vec<PluginError>,
-}
-
-impl PolicyChain {
-    /// Installed policies in their order, then the built-in `default` policy.
-    pub fn load(engine: &PluginEngine, registry: &super::Registry) -> Self {
-        let mut chain = PolicyChain::default();
-        for installed in registry.policies() {
-            let label = format!("policy {}", installed.id);
-            chain.push(
-                registry
-                    .load_component(engine, installed)
-                    .and_then(|c| Policy::instantiate(engine, &c, &label)),
-            );
-        }
-        if let Some(default) = super::builtin(super::PluginKind::Policy, "default") {
-            chain.push(
-                engine
-                    .load(default.bytes, default.sha256)
-                    .and_then(|c| Policy::instantiate(engine, &c, BUILTIN_POLICY_LABEL)),
-            );
-        }
-        chain
-    }
-
-    pub fn push(&mut self, policy: Result<Policy, PluginError>) {
-        match policy {
-            Ok(policy) => self.policies.push(policy),
-            Err(err) => self.failures.push(err),
-        }
-    }
-
-    pub fn decide(mut self, call: &ToolCall, context: &PolicyContext) -> ChainOutcome {
-        self.decide_next(call, context)
-    }
-
-    /// Decides one call and keeps the instances for the next (a directory walk asks
-    /// about every file). Load failures are reported with the first call only.
-    pub fn decide_next(&mut self, call: &ToolCall, context: &PolicyContext) -> ChainOutcome {
-        let mut failures = std::mem::take(&mut self.failures);
-        for policy in &mut self.policies {
-            match policy.decide(call, context) {
-                Ok(decision) if matches!(decision.action, Action::NoOpinion) => {}
-                Ok(decision) => {
-                    return ChainOutcome {
-                        decision,
-                        decided_by: Some(policy.label().to_string()),
-                        failures,
-                    };
-                }
-                Err(err) => failures.push(err),
-            }
-        }
-        ChainOutcome {
-            decision: Decision {
-                action: Action::NoOpinion,
-                nudge: None,
-            },
-            decided_by: None,
-            failures,
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

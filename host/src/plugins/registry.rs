@@ -28,6 +28,9 @@ pub struct InstalledPlugin {
     pub size_bytes: u64,
     /// Modification time at install, to notice tampering without hashing on every hook.
     pub mtime_ns: u128,
+    /// For an adapter: the environment variables it asked for (and passed the rule).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_vars: Vec<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -131,8 +134,9 @@ impl Registry {
 
     fn verified_bytes(&self, plugin: &InstalledPlugin) -> Result<Vec<u8>, PluginError> {
         let path = self.file_path(plugin);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| PluginError::Io(format!("plugin {} is missing: {e}", plugin.id)))?;
+        let bytes = super::file::read_bounded(&path).map_err(|e| {
+            PluginError::Io(format!("plugin {} ({}): {e}", plugin.id, path.display()))
+        })?;
         let actual = sha256_hex(&bytes);
         if actual != plugin.sha256 {
             return Err(PluginError::Invalid(format!(
@@ -148,7 +152,7 @@ impl Registry {
         self.plugins
             .iter()
             .map(|plugin| {
-                let integrity = match std::fs::read(self.file_path(plugin)) {
+                let integrity = match super::file::read_bounded(&self.file_path(plugin)) {
                     Err(_) => Integrity::Missing,
                     Ok(bytes) => {
                         let actual = sha256_hex(&bytes);
@@ -173,21 +177,21 @@ impl Registry {
         engine: &PluginEngine,
         file: &Path,
     ) -> Result<InstalledPlugin, PluginError> {
-        let bytes = std::fs::read(file)
-            .map_err(|e| PluginError::Io(format!("cannot read {}: {e}", file.display())))?;
+        let bytes = super::file::read_bounded(file)?;
         let kind = classify(engine, &bytes)?;
         let sha256 = sha256_hex(&bytes);
         let component = Component::new(engine.engine(), &bytes)
             .map_err(|e| PluginError::Compile(first_line(&e.to_string())))?;
         let label = file.display().to_string();
-        let (id, version) = match kind {
+        let (id, version, env_vars) = match kind {
             PluginKind::Adapter => {
+                // describe refuses env-vars outside the rule (ADR 0025).
                 let d = Adapter::instantiate(engine, &component, &label)?.describe()?;
-                (d.id, d.version)
+                (d.id, d.version, d.env_vars)
             }
             PluginKind::Policy => {
                 let info = Policy::instantiate(engine, &component, &label)?.describe()?;
-                (info.id, info.version)
+                (info.id, info.version, Vec::new())
             }
         };
         validate_id(&id)?;
@@ -217,6 +221,7 @@ impl Registry {
             order,
             size_bytes,
             mtime_ns,
+            env_vars,
         };
         if let Some(i) = previous {
             let old = self.plugins.remove(i);

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{Reply, Service};
 use crate::plugins::bindings::{Action, PermissionRule, PolicyContext, ToolCall, ToolKind};
-use crate::plugins::{PolicyChain, Registry, policy::BUILTIN_POLICY_LABEL};
+use crate::plugins::{PolicyChain, Registry};
 
 /// The loaded policy chain and the rules it decides with, for one tool call.
 pub(super) struct RuleCheck {
@@ -117,12 +117,8 @@ impl RuleCheck {
         for failure in &outcome.failures {
             tracing::warn!("{failure}");
         }
-        // The built-in rules must have been consulted: if it failed, fail closed.
-        if let Some(failure) = outcome
-            .failures
-            .iter()
-            .find(|f| f.to_string().contains(BUILTIN_POLICY_LABEL))
-        {
+        // The built-in rules must have been consulted: if they could not be, fail closed.
+        if let Some(failure) = &outcome.builtin_failure {
             return Err(Reply::error(format!(
                 "security check failed ({failure}); nothing was run"
             )));

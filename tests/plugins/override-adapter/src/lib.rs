@@ -25,7 +25,8 @@ impl Guest for Override {
                 kind: EventKind::PreToolUse,
                 capabilities: Capabilities::BLOCK | Capabilities::INJECT_CONTEXT,
             }],
-            env_vars: Vec::new(),
+            // Host markers the env-vars rule accepts; `cm plugin list` shows them.
+            env_vars: vec!["CLAUDE_PROJECT_DIR".into(), "CLAUDE_SESSION_ID".into()],
             ctx_tool_prefix: "mcp__override__".into(),
         }
     }

@@ -1,0 +1,243 @@
+//! The routing-policy chain of one hook call or one ctx tool call (ADR 0025).
+//!
+//! The built-in policy is asked first: its verdict carries the user's permission rules,
+//! and a denial there is final, whatever an installed policy would say. Installed
+//! policies are asked next, in their order; the first decision other than no-opinion
+//! wins, except that it cannot lift the user's ask (only a denial is stricter) and a
+//! rewrite is checked again, as rewritten, against the user's rules. When no installed
+//! policy decides, the built-in decision stands. All installed policies of one chain
+//! share one time budget; the built-in policy has its own reserve, so it always decides.
+
+use std::time::{Duration, Instant};
+
+use super::bindings::{Action, Decision, PolicyContext, ToolCall};
+use super::policy::BUILTIN_POLICY_LABEL;
+use super::{PluginEngine, PluginError, Policy, Registry};
+use crate::limits::{
+    PLUGIN_CALL_TIMEOUT_MS, POLICY_BUILTIN_RESERVE_MS, POLICY_CALL_MIN_MS, POLICY_CHAIN_BUDGET_MS,
+};
+
+/// What the chain decided, who decided it, and which policies failed on the way.
+pub struct ChainOutcome {
+    pub decision: Decision,
+    pub decided_by: Option<String>,
+    pub failures: Vec<PluginError>,
+    /// Why the built-in policy (the user's rules) could not decide, when it could not:
+    /// a caller that must not run anything unchecked fails closed on it.
+    pub builtin_failure: Option<PluginError>,
+}
+
+/// The time installed policies of one chain may still spend in their guests.
+struct Budget {
+    left: Duration,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Self {
+            left: Duration::from_millis(POLICY_CHAIN_BUDGET_MS - POLICY_BUILTIN_RESERVE_MS),
+        }
+    }
+
+    /// The deadline of the next installed call; `None` once the budget is spent.
+    fn next_call_ms(&self) -> Option<u64> {
+        let left_ms = u64::try_from(self.left.as_millis()).unwrap_or(u64::MAX);
+        (left_ms >= POLICY_CALL_MIN_MS).then(|| left_ms.min(PLUGIN_CALL_TIMEOUT_MS))
+    }
+
+    fn charge(&mut self, since: Instant) {
+        self.left = self.left.saturating_sub(since.elapsed());
+    }
+}
+
+/// The built-in policy, then the installed policies, for one call.
+pub struct PolicyChain {
+    builtin: Result<Policy, PluginError>,
+    installed: Vec<Policy>,
+    /// Load failures of installed policies, reported with the first decision only.
+    failures: Vec<PluginError>,
+    budget: Budget,
+}
+
+impl PolicyChain {
+    /// Installed policies in their order, and the built-in `default` policy.
+    pub fn load(engine: &PluginEngine, registry: &Registry) -> Self {
+        let builtin = match super::builtin(super::PluginKind::Policy, "default") {
+            Some(default) => engine.load(default.bytes, default.sha256).and_then(|c| {
+                Policy::instantiate_within(
+                    engine,
+                    &c,
+                    BUILTIN_POLICY_LABEL,
+                    POLICY_BUILTIN_RESERVE_MS,
+                )
+            }),
+            None => Err(PluginError::Invalid(format!(
+                "{BUILTIN_POLICY_LABEL} is not built into this cm"
+            ))),
+        };
+        let mut chain = Self {
+            builtin,
+            installed: Vec::new(),
+            failures: Vec::new(),
+            budget: Budget::new(),
+        };
+        for installed in registry.policies() {
+            let label = format!("policy {}", installed.id);
+            let Some(ms) = chain.budget.next_call_ms() else {
+                chain.failures.push(skipped(label));
+                continue;
+            };
+            // Only guest time is charged: compiling is the host's work (cached at install).
+            let loaded = registry
+                .load_component(engine, installed)
+                .and_then(|component| {
+                    let started = Instant::now();
+                    let policy = Policy::instantiate_within(engine, &component, &label, ms);
+                    chain.budget.charge(started);
+                    policy
+                });
+            match loaded {
+                Ok(policy) => chain.installed.push(policy),
+                Err(err) => chain.failures.push(err),
+            }
+        }
+        chain
+    }
+
+    pub fn decide(mut self, call: &ToolCall, context: &PolicyContext) -> ChainOutcome {
+        self.decide_next(call, context)
+    }
+
+    /// Decides one call and keeps the instances for the next (a directory walk asks
+    /// about every file, all within the one budget of its tool call).
+    pub fn decide_next(&mut self, call: &ToolCall, context: &PolicyContext) -> ChainOutcome {
+        let mut outcome = ChainOutcome {
+            decision: no_opinion(),
+            decided_by: None,
+            failures: std::mem::take(&mut self.failures),
+            builtin_failure: None,
+        };
+        let user = match self.ask_builtin(call, context) {
+            Ok(decision) => Some(decision),
+            Err(err) => {
+                outcome.fail_builtin(err);
+                None
+            }
+        };
+        if let Some(decision) = user
+            .as_ref()
+            .filter(|d| matches!(d.action, Action::Deny(_)))
+        {
+            return outcome.by_builtin(decision.clone());
+        }
+        let mut index = 0;
+        while index < self.installed.len() {
+            let Some(ms) = self.budget.next_call_ms() else {
+                let rest = self.installed.drain(index..);
+                outcome
+                    .failures
+                    .extend(rest.map(|p| skipped(p.label().into())));
+                break;
+            };
+            let started = Instant::now();
+            let answer = self.installed[index].decide_within(call, context, ms);
+            self.budget.charge(started);
+            match answer {
+                Ok(decision) if matches!(decision.action, Action::NoOpinion) => index += 1,
+                Ok(decision) => {
+                    let label = self.installed[index].label().to_string();
+                    return self.settle(outcome, decision, label, user, call, context);
+                }
+                Err(err) => {
+                    if err.poisons_instance() {
+                        self.installed.remove(index);
+                    } else {
+                        index += 1;
+                    }
+                    outcome.failures.push(err);
+                }
+            }
+        }
+        match user {
+            Some(decision) => outcome.by_builtin(decision),
+            None => outcome,
+        }
+    }
+
+    /// An installed policy's decision, unless the user's rules outrank it.
+    fn settle(
+        &mut self,
+        mut outcome: ChainOutcome,
+        decision: Decision,
+        label: String,
+        user: Option<Decision>,
+        call: &ToolCall,
+        context: &PolicyContext,
+    ) -> ChainOutcome {
+        // The user asked to be asked: only a denial is stricter than that.
+        if let Some(ask) = user.filter(|d| matches!(d.action, Action::Ask(_)))
+            && !matches!(decision.action, Action::Deny(_))
+        {
+            return outcome.by_builtin(ask);
+        }
+        // What runs is the rewritten call: the user's rules judge that, not the original.
+        if let Action::Rewrite(rewrite) = &decision.action {
+            let mut rewritten = call.clone();
+            rewritten.command = rewrite.command.clone().or(rewritten.command);
+            rewritten.prompt = rewrite.prompt.clone().or(rewritten.prompt);
+            match self.ask_builtin(&rewritten, context) {
+                Ok(verdict) if matches!(verdict.action, Action::Deny(_) | Action::Ask(_)) => {
+                    return outcome.by_builtin(verdict);
+                }
+                Ok(_) => {}
+                Err(err) => outcome.fail_builtin(err),
+            }
+        }
+        outcome.decision = decision;
+        outcome.decided_by = Some(label);
+        outcome
+    }
+
+    /// The built-in policy's decision, or why it cannot give one.
+    fn ask_builtin(
+        &mut self,
+        call: &ToolCall,
+        context: &PolicyContext,
+    ) -> Result<Decision, PluginError> {
+        let builtin = self.builtin.as_mut().map_err(|err| err.clone())?;
+        let decision = builtin.decide_within(call, context, POLICY_BUILTIN_RESERVE_MS);
+        if let Err(err) = &decision
+            && err.poisons_instance()
+        {
+            self.builtin = Err(err.clone());
+        }
+        decision
+    }
+}
+
+impl ChainOutcome {
+    fn by_builtin(mut self, decision: Decision) -> Self {
+        self.decision = decision;
+        self.decided_by = Some(BUILTIN_POLICY_LABEL.to_string());
+        self
+    }
+
+    fn fail_builtin(&mut self, err: PluginError) {
+        self.failures.push(err.clone());
+        self.builtin_failure = Some(err);
+    }
+}
+
+fn no_opinion() -> Decision {
+    Decision {
+        action: Action::NoOpinion,
+        nudge: None,
+    }
+}
+
+fn skipped(plugin: String) -> PluginError {
+    PluginError::Skipped {
+        plugin,
+        budget_ms: POLICY_CHAIN_BUDGET_MS,
+    }
+}

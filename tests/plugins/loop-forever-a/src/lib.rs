@@ -1,0 +1,3 @@
+//! A policy that loops on every call (see ../../loop-forever/policy.rs).
+
+include!("../../loop-forever/policy.rs");
