@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{McpClient, Sandbox, test_plugin};
+use common::{McpClient, Sandbox, damage_index_file, test_plugin};
 use serde_json::{Value, json};
 
 /// Tests run in parallel on a debug build, where compiling the built-in plugins into an
@@ -446,4 +446,120 @@ fn an_unreadable_settings_file_fails_naming_it_and_an_unknown_strict_value_warns
             .is_some_and(|d| d.contains("\"maybe\"") && d.contains("strict mode is on")),
         "{strict}"
     );
+}
+
+/// A project store filled through `cm index`, in a data root whose path needs quoting.
+fn indexed_store(sandbox: &Sandbox, root: &Path) -> std::path::PathBuf {
+    let saga: String = (0..600)
+        .map(|i| format!("## Chapter {i}\n\nThe walrusHerd{i} crossed the tundra{i}.\n\n"))
+        .collect();
+    sandbox.write("docs/saga.md", saga.as_bytes());
+    let output = cm(sandbox)
+        .env("CONTEXT_MODE_DIR", root)
+        .args(["index", "docs/saga.md"])
+        .output()
+        .expect("cm index");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let projects = root.join("projects");
+    let dir = std::fs::read_dir(&projects)
+        .expect("projects")
+        .flatten()
+        .next()
+        .expect("one project")
+        .path();
+    dir.join("context.db")
+}
+
+#[test]
+fn a_damaged_index_file_is_named_its_fix_pastes_and_context_db_is_left_alone() {
+    for name in ["context.words.db", "context.substrings.db"] {
+        let sandbox = Sandbox::new();
+        let root = sandbox.home.join("data dir's");
+        let db = indexed_store(&sandbox, &root);
+        let index_file = db.with_file_name(name);
+        damage_index_file(&index_file);
+
+        let doctor = || {
+            let output = cm(&sandbox)
+                .env("CONTEXT_MODE_DIR", &root)
+                .args(["doctor", "--json"])
+                .output()
+                .expect("doctor");
+            doctor_json(&output)
+        };
+        let report = doctor();
+        let database = row(&report, "project database");
+        assert_eq!(database["status"], "FAIL", "{name}: {database:#}");
+        let detail = database["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(name), "{name}: {detail}");
+        assert!(
+            detail.contains("context.db itself is intact"),
+            "{name}: {detail}"
+        );
+        let fix = database["fix"].as_str().unwrap_or_default();
+        assert!(fix.starts_with("rm -f -- "), "{name}: {fix}");
+        assert!(fix.contains(name), "{name}: {fix}");
+        assert!(
+            !fix.contains("mv ") && !fix.contains(".bad"),
+            "{name}: {fix}"
+        );
+        let other = if name == "context.words.db" {
+            "context.substrings.db"
+        } else {
+            "context.words.db"
+        };
+        assert!(
+            !fix.contains(other) && !detail.contains(other),
+            "{name}: {fix}"
+        );
+
+        // Pasted into a shell as printed (home shown as ~), it removes exactly that file.
+        let pasted = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(fix)
+            .env("HOME", &sandbox.home)
+            .output()
+            .expect("sh");
+        assert!(pasted.status.success(), "{fix}: {pasted:?}");
+        assert!(!index_file.exists(), "{fix} left {}", index_file.display());
+        assert!(db.exists() && db.with_file_name(other).exists());
+
+        let report = doctor();
+        let database = row(&report, "project database");
+        assert_eq!(database["status"], "PASS", "{name}: {database:#}");
+        let found = cm(&sandbox)
+            .env("CONTEXT_MODE_DIR", &root)
+            .args(["search", "walrusHerd17"])
+            .output()
+            .expect("cm search");
+        let text = String::from_utf8_lossy(&found.stdout);
+        assert!(text.contains("saga"), "{name}: {text}");
+    }
+}
+
+/// The index file is rebuilt by cm itself when a search meets the damage; doctor then
+/// passes without anyone running its fix.
+#[test]
+fn a_search_that_meets_the_damage_repairs_it_and_doctor_passes() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.root.clone();
+    let db = indexed_store(&sandbox, &root);
+    damage_index_file(&db.with_file_name("context.substrings.db"));
+    let found = cm(&sandbox)
+        .args(["search", "rusHerd17"])
+        .output()
+        .expect("cm search");
+    let text = String::from_utf8_lossy(&found.stdout);
+    assert!(found.status.success() && text.contains("saga"), "{text}");
+    let output = cm(&sandbox)
+        .args(["doctor", "--json"])
+        .output()
+        .expect("doctor");
+    let report = doctor_json(&output);
+    let database = row(&report, "project database");
+    assert_eq!(database["status"], "PASS", "{database:#}");
 }

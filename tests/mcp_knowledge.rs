@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{McpClient, Sandbox};
+use common::{McpClient, Sandbox, damage_index_file};
 use serde_json::json;
 
 const GUIDE: &str = "# Guide\n\nIntro to the service.\n\n\
@@ -675,4 +675,242 @@ fn a_garbage_database_file_is_moved_aside_and_the_server_still_works() {
         !moved.is_empty(),
         "the garbage was kept aside for inspection"
     );
+}
+
+/// A document large enough that each index file spans many pages.
+fn saga() -> String {
+    (0..600)
+        .map(|i| format!("## Chapter {i}\n\nThe walrusHerd{i} crossed the tundra{i} at dawn.\n\n"))
+        .collect()
+}
+
+#[test]
+fn a_damaged_index_file_is_rebuilt_and_every_call_still_answers() {
+    for name in ["context.words.db", "context.substrings.db"] {
+        let sandbox = Sandbox::new();
+        let mut client = unthrottled_server(&sandbox);
+        index_content(&mut client, &saga(), "saga");
+        assert!(client.close().success());
+        let databases = project_databases(&sandbox);
+        let index_file = databases[0].with_file_name(name);
+        damage_index_file(&index_file);
+
+        let mut client = unthrottled_server(&sandbox);
+        // A word (words index) and the inside of an identifier (substrings index).
+        for query in ["walrusHerd17 tundra17", "rusHerd42"] {
+            let reply = search(&mut client, json!({"queries": [query]}));
+            assert!(reply.contains("1. saga"), "{name}, {query}: {reply}");
+        }
+        index_content(&mut client, "# Later\n\nThe narwhalTusk notes.\n", "later");
+        let reply = search(&mut client, json!({"queries": ["whalTus"]}));
+        assert!(reply.contains("1. later"), "{name}: {reply}");
+        assert!(client.close().success());
+    }
+}
+
+/// Names of the files in the project's database directory.
+fn database_dir_files(sandbox: &Sandbox) -> Vec<String> {
+    let databases = project_databases(sandbox);
+    let dir = databases[0].parent().expect("parent");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Bytes of the project's database files and their WALs.
+fn database_bytes(sandbox: &Sandbox) -> u64 {
+    let databases = project_databases(sandbox);
+    let dir = databases[0].parent().expect("parent");
+    std::fs::read_dir(dir)
+        .expect("read dir")
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().ends_with("-shm"))
+        .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+        .sum()
+}
+
+#[test]
+fn purging_a_large_source_gives_the_space_back_and_leaves_no_new_files() {
+    let sandbox = Sandbox::new();
+    let mut client = unthrottled_server(&sandbox);
+    index_content(&mut client, &saga().repeat(4), "saga");
+    index_content(&mut client, GUIDE, "guide");
+    assert!(client.close().success());
+    let before = database_bytes(&sandbox);
+    let files_before = database_dir_files(&sandbox);
+
+    let mut client = unthrottled_server(&sandbox);
+    let (reply, is_error) =
+        client.call_tool("ctx_purge", json!({"source": "saga", "confirm": true}));
+    assert!(!is_error, "{reply}");
+    assert!(search(&mut client, json!({"queries": ["zephyrctl"]})).contains("1. guide"));
+    assert!(client.close().success());
+    let after = database_bytes(&sandbox);
+    assert!(
+        after * 2 < before,
+        "the files kept their size: {before} bytes before, {after} after"
+    );
+    assert_eq!(database_dir_files(&sandbox), files_before);
+
+    let mut client = unthrottled_server(&sandbox);
+    let (reply, is_error) =
+        client.call_tool("ctx_purge", json!({"scope": "project", "confirm": true}));
+    assert!(!is_error, "{reply}");
+    assert!(client.close().success());
+    let emptied = database_bytes(&sandbox);
+    assert!(emptied <= after, "{after} bytes before, {emptied} after");
+    assert_eq!(database_dir_files(&sandbox), files_before);
+}
+
+/// One Claude Code `Stop` hook run in the project (it journals and records its time).
+fn stop_hook(sandbox: &Sandbox) {
+    let stop = json!({
+        "session_id": "hook-session",
+        "transcript_path": "/home/dev/.claude/projects/x/hook-session.jsonl",
+        "cwd": sandbox.project,
+        "hook_event_name": "Stop",
+    });
+    let out = sandbox.hook("claude-code", "stop", stop.to_string().as_bytes());
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// A project whose database only hooks wrote (the journal): a server start and a purge
+/// leave it without index files, as it was.
+#[test]
+fn purging_a_project_that_never_indexed_creates_no_index_files() {
+    let sandbox = Sandbox::new();
+    stop_hook(&sandbox);
+    let files_before = database_dir_files(&sandbox);
+    assert!(
+        files_before
+            .iter()
+            .all(|f| !f.contains(".words.") && !f.contains(".substrings."))
+    );
+    let mut client = sandbox.live_server();
+    let (reply, is_error) =
+        client.call_tool("ctx_purge", json!({"scope": "project", "confirm": true}));
+    assert!(!is_error, "{reply}");
+    assert!(client.close().success());
+    assert_eq!(database_dir_files(&sandbox), files_before);
+}
+
+#[test]
+fn an_index_started_while_another_process_holds_the_write_lock_waits_for_it() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    index_content(&mut client, GUIDE, "guide");
+    let db = project_databases(&sandbox).remove(0);
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        let conn = rusqlite::Connection::open(&db).expect("open project db");
+        conn.execute_batch(
+            "BEGIN IMMEDIATE; INSERT INTO meta(key, value) VALUES ('lock-test', '1');",
+        )
+        .expect("take the write lock");
+        locked_tx.send(()).expect("signal");
+        std::thread::sleep(Duration::from_millis(1_500));
+        conn.execute_batch("COMMIT").expect("release");
+    });
+    locked_rx.recv().expect("lock taken");
+    let (reply, is_error) = client.call_tool(
+        "ctx_index",
+        json!({"content": "# Locked\n\nThe okapi enclosure notes.\n", "source": "locked"}),
+    );
+    holder.join().expect("lock holder");
+    assert!(
+        !is_error,
+        "ctx_index failed while the lock was held: {reply}"
+    );
+    assert!(search(&mut client, json!({"queries": ["okapi"]})).contains("1. locked"));
+}
+
+#[test]
+fn a_huge_query_is_cut_and_answered_and_too_many_queries_get_one_line() {
+    let sandbox = Sandbox::new();
+    let mut client = unthrottled_server(&sandbox);
+    index_content(&mut client, GUIDE, "guide");
+    let huge = format!("zephyrctl {}", "x".repeat(10 * 1024 * 1024));
+    let reply = search(&mut client, json!({"queries": [huge]}));
+    assert!(
+        reply.contains("1. guide"),
+        "{}",
+        &reply[..reply.len().min(2_000)]
+    );
+    assert!(
+        reply.starts_with("Note: query 1 (10.0 MB) searched by its first 1.0 KB only"),
+        "{}",
+        &reply[..reply.len().min(2_000)]
+    );
+    assert!(reply.len() <= 16_384);
+
+    let many: Vec<String> = (0..10_000).map(|i| format!("term{i}")).collect();
+    let (reply, is_error) = client.call_tool("ctx_search", json!({"queries": many}));
+    assert!(is_error, "{}", &reply[..reply.len().min(2_000)]);
+    assert_eq!(reply.lines().count(), 1, "{reply}");
+    assert!(
+        reply.contains("at most 32 queries") && reply.contains("10000"),
+        "{reply}"
+    );
+
+    let (reply, is_error) = client.call_tool(
+        "ctx_batch_execute",
+        json!({"commands": [{"label": "a", "command": "echo ran > ran.txt"}], "queries": many}),
+    );
+    assert!(is_error, "{}", &reply[..reply.len().min(2_000)]);
+    assert_eq!(reply.lines().count(), 1, "{reply}");
+    assert!(reply.contains("at most 32 queries"), "{reply}");
+    assert!(
+        !sandbox.project.join("ran.txt").exists(),
+        "the commands ran"
+    );
+}
+
+fn hook_timing_rows(db: &std::path::Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .expect("open project db")
+        .query_row("SELECT count(*) FROM hook_timings", [], |r| r.get(0))
+        .expect("count")
+}
+
+/// `HOOK_TIMINGS_MAX_ROWS` (20,000) and `HOOK_TIMINGS_PRUNE_EVERY_ROWS` (256) of limits.rs.
+const HOOK_TIMINGS_MAX_ROWS: i64 = 20_000;
+
+#[test]
+fn hook_timings_stay_bounded_after_many_hook_runs() {
+    let sandbox = Sandbox::new();
+    stop_hook(&sandbox);
+    let db = project_databases(&sandbox).remove(0);
+    // As many runs as a few weeks of use leave, then the runs that cross the next
+    // prune point (every 256th id): the table is cut back to the cap.
+    let fill = |conn: &rusqlite::Connection, up_to: i64| {
+        conn.execute(
+            "WITH RECURSIVE n(i) AS (SELECT (SELECT max(id) FROM hook_timings) + 1
+                                    UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+             INSERT INTO hook_timings(id, platform, event, duration_us, created_at)
+             SELECT i, 'claude-code', 'stop', 1000, 0 FROM n",
+            [up_to],
+        )
+        .expect("fill hook_timings");
+    };
+    fill(&rusqlite::Connection::open(&db).expect("open"), 20_479);
+    for _ in 0..3 {
+        stop_hook(&sandbox);
+    }
+    let rows = hook_timing_rows(&db);
+    assert!(rows <= HOOK_TIMINGS_MAX_ROWS + 256, "{rows} rows kept");
+
+    // A server start prunes too (a project whose hooks never hit a prune point).
+    fill(&rusqlite::Connection::open(&db).expect("open"), 60_100);
+    let client = sandbox.live_server();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while hook_timing_rows(&db) > HOOK_TIMINGS_MAX_ROWS && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(client.close().success());
+    let rows = hook_timing_rows(&db);
+    assert!(rows <= HOOK_TIMINGS_MAX_ROWS, "{rows} rows kept");
 }

@@ -185,3 +185,23 @@ pub const POLICY_BUILTIN_RESERVE_MS: u64 = 500;
 /// An installed policy is not started with less than this left of the chain's budget
 /// (an epoch deadline is only tick-accurate): it is skipped instead.
 pub const POLICY_CALL_MIN_MS: u64 = 50;
+
+// Store and search (issue 12: bounded queries, bounded tables, space given back).
+/// The longest search query that is searched; a longer one is cut at a character
+/// boundary and the reply says so (a pasted file is not a query).
+pub const SEARCH_QUERY_MAX_BYTES: usize = 1_024;
+/// The longest single word, identifier or path of a query; a longer one is cut (its
+/// prefix still finds it: words match as prefixes, identifiers as substrings).
+pub const SEARCH_TERM_MAX_BYTES: usize = 128;
+/// The most queries one `ctx_search` or `ctx_batch_execute` call answers; a call with
+/// more is refused with one line (their answers would not fit OUTPUT_CAP_BYTES anyway).
+pub const SEARCH_MAX_QUERIES: usize = 32;
+/// `hook_timings` keeps the newest this many rows; latency percentiles read at most
+/// HOOK_LATENCY_RUNS_PER_EVENT per (platform, event).
+pub const HOOK_TIMINGS_MAX_ROWS: i64 = 20_000;
+/// Older hook timings are deleted on every this-many-th insert (and at server start),
+/// so a hook run pays for one range delete now and then, not on every run.
+pub const HOOK_TIMINGS_PRUNE_EVERY_ROWS: i64 = 256;
+/// After a purge, a database file whose free pages are at least this share of it is
+/// vacuumed (its size given back to the file system).
+pub const PURGE_VACUUM_MIN_FREE_PERCENT: i64 = 25;

@@ -270,3 +270,19 @@ impl Drop for McpClient {
         let _ = self.child.wait();
     }
 }
+
+/// Damages an index file the way issue 12 did: its WAL copied in first (what a server
+/// does once the WAL is large), then 16 KB of zeros right after its first page.
+pub fn damage_index_file(path: &Path) {
+    use std::io::{Seek, SeekFrom};
+    rusqlite::Connection::open(path)
+        .expect("open index file")
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint");
+    let mut handle = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open for damage");
+    handle.seek(SeekFrom::Start(8_192)).expect("seek");
+    handle.write_all(&[0u8; 16 * 1024]).expect("zeros");
+}

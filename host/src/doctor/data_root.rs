@@ -100,19 +100,27 @@ fn database_check(root: &Path, project_dir: &Path) -> Check {
             ),
         );
     }
-    let move_aside = Some(format!(
-        "mv {} {}   # cm builds a fresh database on next use",
-        shell_path(&db),
-        shell_path(&db.with_extension("db.bad"))
-    ));
+    // Checked before a `Store` opens them: opening repairs what it can.
+    let damaged_indexes = crate::store::damaged_index_files(&db);
     let store = match crate::store::Store::open_path(&db) {
         Ok(store) => store,
         Err(err) => {
-            return Check::fail(DATABASE, format!("{}: {err}", db.display()), move_aside);
+            let fix = is_damage(&err).then(|| move_aside_fix(&db));
+            return Check::fail(DATABASE, format!("{}: {err}", db.display()), fix);
         }
     };
-    match store.integrity_problems() {
-        Ok(problems) if problems.is_empty() => {
+    match store.main_integrity_problems() {
+        Ok(problems) if !problems.is_empty() => Check::fail(
+            DATABASE,
+            format!(
+                "{} fails its integrity check: {}",
+                db.display(),
+                first_problems(&problems)
+            ),
+            Some(move_aside_fix(&db)),
+        ),
+        Ok(_) if !damaged_indexes.is_empty() => damaged_index_check(&db, &damaged_indexes),
+        Ok(_) => {
             let size = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0);
             Check::pass(
                 DATABASE,
@@ -124,26 +132,86 @@ fn database_check(root: &Path, project_dir: &Path) -> Check {
                 ),
             )
         }
-        Ok(problems) => Check::fail(
-            DATABASE,
-            format!(
-                "{} fails its integrity check: {}",
-                db.display(),
-                problems
-                    .iter()
-                    .take(2)
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-            move_aside,
-        ),
-        Err(err) => Check::fail(
-            DATABASE,
-            format!("{}: integrity check failed to run: {err}", db.display()),
-            move_aside,
-        ),
+        Err(err) => {
+            let fix = is_damage(&err).then(|| move_aside_fix(&db));
+            Check::fail(
+                DATABASE,
+                format!("{}: integrity check failed to run: {err}", db.display()),
+                fix,
+            )
+        }
     }
+}
+
+/// The main file is intact and an index file beside it is not: the index file is named,
+/// and the fix removes only it (derived data, rebuilt from `context.db` on next use; cm
+/// also rebuilds it by itself when a search or an index meets the damage).
+fn damaged_index_check(db: &Path, damaged: &[crate::store::IndexFileDamage]) -> Check {
+    let names: Vec<String> = damaged
+        .iter()
+        .map(|d| d.path.display().to_string())
+        .collect();
+    let problems: Vec<String> = damaged
+        .iter()
+        .flat_map(|d| d.problems.iter().take(1).cloned())
+        .collect();
+    let files: Vec<String> = damaged
+        .iter()
+        .flat_map(|d| {
+            ["", "-wal", "-shm"].map(|suffix| {
+                let mut name = d.path.clone().into_os_string();
+                name.push(suffix);
+                shell_path(Path::new(&name))
+            })
+        })
+        .collect();
+    let main_name = db.file_name().map_or_else(
+        || "the database".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Check::fail(
+        DATABASE,
+        format!(
+            "index file {} is damaged ({}); {main_name} itself is intact and the index is rebuilt from it",
+            names.join(" and "),
+            first_problems(&problems)
+        ),
+        Some(format!(
+            "rm -f -- {}   # derived from {main_name}; cm rebuilds it on next use",
+            files.join(" ")
+        )),
+    )
+}
+
+fn move_aside_fix(db: &Path) -> String {
+    format!(
+        "mv -- {} {}   # cm builds a fresh database on next use",
+        shell_path(db),
+        shell_path(&db.with_extension("db.bad"))
+    )
+}
+
+/// Whether opening or checking failed because the file is damaged (not busy, not
+/// unreadable, not too new), the only case where moving it aside helps.
+fn is_damage(err: &crate::store::StoreError) -> bool {
+    use crate::store::StoreError;
+    match err {
+        StoreError::NotContextMode => true,
+        StoreError::Sqlite(err) => matches!(
+            err.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+        ),
+        _ => false,
+    }
+}
+
+fn first_problems(problems: &[String]) -> String {
+    problems
+        .iter()
+        .take(2)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]

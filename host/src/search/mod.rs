@@ -3,6 +3,7 @@
 //! matches. Also indexing (text, paths, memory files), the flood guard and the
 //! `ctx_index` / `ctx_search` / `ctx_purge` services.
 
+mod caps;
 mod digest;
 mod flood;
 mod format;
@@ -24,6 +25,7 @@ mod tests_tools;
 
 use rusqlite::OptionalExtension;
 
+pub use caps::{cut_note as query_cut_note, searched_part as searched_query, too_many_queries};
 pub use digest::{cap_reply, index_and_digest, preview, preview_edges};
 pub use flood::{FLOOD_NORMAL_ENV, FLOOD_REDUCED_ENV, FLOOD_WINDOW_ENV, FloodGuard, FloodLevel};
 pub use format::{human_bytes, search_answers as format_search_answers};
@@ -149,8 +151,20 @@ fn list_depth(limit: usize) -> usize {
     (limit * 4).clamp(30, 400)
 }
 
-/// Searches the store for `query`.
+/// Searches the store for `query`. A damaged index file met on the way is rebuilt
+/// and the query answered from the rebuilt one.
 pub fn search(
+    store: &Store,
+    query: &str,
+    options: &SearchOptions<'_>,
+) -> Result<SearchOutcome, StoreError> {
+    match search_once(store, query, options) {
+        Err(err) if store.repair_index(&err) => search_once(store, query, options),
+        other => other,
+    }
+}
+
+fn search_once(
     store: &Store,
     query: &str,
     options: &SearchOptions<'_>,

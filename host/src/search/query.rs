@@ -51,10 +51,12 @@ pub struct ParsedQuery {
 
 impl ParsedQuery {
     pub fn parse(query: &str) -> ParsedQuery {
+        let query = super::caps::searched_part(query);
         let mut parsed = ParsedQuery::default();
         for word in query
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
+            .map(super::caps::searched_term)
         {
             if let Some(lower) = meaningful_word(word) {
                 if has_cjk(&lower) && lower.chars().count() < 3 {
@@ -69,6 +71,7 @@ impl ParsedQuery {
             }
         }
         for token in substring_tokens(query) {
+            let token = super::caps::searched_term(token);
             let meaningful = token
                 .split(|c: char| !c.is_alphanumeric())
                 .any(|w| !w.is_empty() && meaningful_word(w).is_some());

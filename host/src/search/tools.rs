@@ -236,6 +236,11 @@ pub fn ctx_search(
             "ctx_search needs queries: one or more search strings, e.g. [\"deploy rollback\"]",
         );
     }
+    if let Some(refusal) = super::too_many_queries("ctx_search", queries.len()) {
+        return ToolReply::error(refusal);
+    }
+    let cut_note = super::query_cut_note(&queries);
+    let queries: Vec<&str> = queries.into_iter().map(super::searched_query).collect();
     let content_type = match params
         .content_type
         .as_deref()
@@ -313,7 +318,12 @@ pub fn ctx_search(
             .content_counts()
             .map(|(sources, _)| sources == 0)
             .unwrap_or(false);
-    let mut text = format::search_answers(&answers, empty_index, OUTPUT_CAP_BYTES);
+    let mut text = cut_note.unwrap_or_default();
+    text.push_str(&format::search_answers(
+        &answers,
+        empty_index,
+        OUTPUT_CAP_BYTES.saturating_sub(text.len()),
+    ));
     if let FloodLevel::Reduced { call } = level {
         text.push_str(&format::flood_note(call, flood.window()));
     }

@@ -91,6 +91,11 @@ pub async fn batch_execute(
     if params.commands.is_empty() {
         return Reply::error("ctx_batch_execute needs at least one command");
     }
+    if let Some(refusal) =
+        crate::search::too_many_queries("ctx_batch_execute", params.queries.len())
+    {
+        return Reply::error(format!("{refusal}; no command was run"));
+    }
     let input = rule_input::batch_execute(&params);
     if let Err(refusal) = service.check_rules("ctx_batch_execute", &input, None) {
         return refusal;
@@ -192,10 +197,11 @@ pub async fn batch_execute(
                 options.include_journal = false;
             }
             let outcome = search(&store, query, &options).unwrap_or_default();
-            answers.push((query.as_str(), outcome));
+            answers.push((crate::search::searched_query(query), outcome));
         }
-        let budget = OUTPUT_CAP_BYTES.saturating_sub(text.len() + 64);
         text.push('\n');
+        text.push_str(&crate::search::query_cut_note(&params.queries).unwrap_or_default());
+        let budget = OUTPUT_CAP_BYTES.saturating_sub(text.len() + 64);
         text.push_str(&crate::search::format_search_answers(
             &answers, false, budget,
         ));

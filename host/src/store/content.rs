@@ -5,7 +5,7 @@ use rusqlite::{OptionalExtension, Row, Transaction, TransactionBehavior, params}
 use super::index_files::{IndexFile, IndexFiles, write_rows};
 use super::{Result, Store, like_escape, now_ms, retry};
 use crate::chunk::Chunk;
-use crate::limits::INDEX_PARALLEL_MIN_BYTES;
+use crate::limits::{INDEX_PARALLEL_MIN_BYTES, PURGE_VACUUM_MIN_FREE_PERCENT};
 
 /// What produced a source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,7 +178,19 @@ impl Store {
     /// source the words index fills on a second thread while this one fills the
     /// substrings index and stores the chunks (see `index_files` for the commit order
     /// that keeps the three files consistent).
+    /// A damaged index file is rebuilt and the source indexed once more.
     pub fn index_source(
+        &mut self,
+        source: &NewSource<'_>,
+        chunks: &[Chunk],
+    ) -> Result<IndexedSource> {
+        match self.index_source_once(source, chunks) {
+            Err(err) if self.repair_index(&err) => self.index_source_once(source, chunks),
+            other => other,
+        }
+    }
+
+    fn index_source_once(
         &mut self,
         source: &NewSource<'_>,
         chunks: &[Chunk],
@@ -193,6 +205,11 @@ impl Store {
             // Before the replaced chunks go: new ids stay above theirs, whose index rows
             // are deleted after the commit.
             let first_id = allocate_chunk_ids(&tx, chunks.len())?;
+            // Checked again under the main file's write lock: a rebuild by another
+            // process (which holds that lock) may have replaced a file since it opened.
+            if index.replaced_on_disk() {
+                return Err(super::index_repair::replaced_error());
+            }
             let (replaced, replaced_chunks) = if source.replace_same_label {
                 let ids = source_ids(
                     &tx,
@@ -306,8 +323,20 @@ impl Store {
     /// Removes index rows left behind by a process that died between deleting chunks
     /// and deleting their index rows.
     pub fn sweep_index(&mut self) -> Result<usize> {
-        let (conn, _) = self.index_parts()?;
-        Ok(IndexFiles::sweep(conn)?)
+        // No index files, no orphans: they are not made just to be swept.
+        if !self.index_present() {
+            return Ok(0);
+        }
+        let swept = self
+            .index_parts()
+            .and_then(|(conn, _)| Ok(IndexFiles::sweep(conn)?));
+        match swept {
+            Err(err) if self.repair_index(&err) => {
+                let (conn, _) = self.index_parts()?;
+                Ok(IndexFiles::sweep(conn)?)
+            }
+            other => other,
+        }
     }
 
     /// Numbers of sources and chunks in the index.
@@ -332,6 +361,7 @@ impl Store {
             )?;
             let mut report = PurgeReport::default();
             let gone = delete_sources_reporting(tx, &ids, &mut report)?;
+            super::reclaim::prune_hook_timings(tx)?;
             Ok((report, gone))
         })?;
         self.forget_chunks(&gone)?;
@@ -341,9 +371,13 @@ impl Store {
         Ok(report)
     }
 
-    /// Deletes what `scope` names and reports it.
+    /// Deletes what `scope` names, gives the space back to the file system when the
+    /// purge emptied much of a file, and reports what went.
     pub fn purge(&mut self, scope: &PurgeScope) -> Result<PurgeReport> {
-        let (report, gone) = self.write(|tx| {
+        let index_present = self.index_present();
+        let (report, gone, stored_chunks) = self.write(|tx| {
+            let stored_chunks: i64 =
+                tx.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
             let mut report = PurgeReport::default();
             let mut gone = Vec::new();
             match scope {
@@ -387,12 +421,24 @@ impl Store {
                     }
                 }
             }
-            Ok((report, gone))
+            Ok((report, gone, stored_chunks))
         })?;
-        if *scope == PurgeScope::Project {
-            self.index_parts()?.1.clear()?;
-        } else {
+        if index_present && *scope == PurgeScope::Project {
+            let cleared = self.index_parts().and_then(|(_, files)| Ok(files.clear()?));
+            // A damaged file is moved aside instead: rebuilt from no chunks, it is empty.
+            if let Err(err) = cleared
+                && !self.repair_index(&err)
+            {
+                return Err(err);
+            }
+        } else if index_present {
             self.forget_chunks(&gone)?;
+        }
+        let deleted = i64::try_from(report.chunks).unwrap_or(i64::MAX);
+        let merge = *scope == PurgeScope::Project
+            || (deleted > 0 && deleted * 100 >= stored_chunks * PURGE_VACUUM_MIN_FREE_PERCENT);
+        if let Err(err) = self.reclaim_space(merge) {
+            tracing::warn!("the purge's space stays in the files until a later purge: {err}");
         }
         Ok(report)
     }

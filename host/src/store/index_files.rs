@@ -101,6 +101,9 @@ pub(super) struct IndexFiles {
     words: Connection,
     substrings: Connection,
     paths: [PathBuf; 2],
+    /// The files these connections opened: another process that rebuilds a damaged
+    /// file puts a new one in its place, and this one must then reopen.
+    identities: [Option<open::FileIdentity>; 2],
 }
 
 impl IndexFiles {
@@ -109,9 +112,12 @@ impl IndexFiles {
     pub fn open(main: &Connection, main_path: &Path) -> Result<IndexFiles> {
         let store_id = recorded_store_id(main)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
         let paths = IndexFile::ALL.map(|file| file.path(main_path));
+        let words = open::open_connection(&paths[0], DbKind::Index(IndexFile::Words))?;
+        let substrings = open::open_connection(&paths[1], DbKind::Index(IndexFile::Substrings))?;
         let mut files = IndexFiles {
-            words: open::open_connection(&paths[0], DbKind::Index(IndexFile::Words))?,
-            substrings: open::open_connection(&paths[1], DbKind::Index(IndexFile::Substrings))?,
+            words,
+            substrings,
+            identities: paths.each_ref().map(|path| open::file_identity(path)),
             paths,
         };
         for (file, conn) in files.each_writer() {
@@ -123,8 +129,16 @@ impl IndexFiles {
         Ok(files)
     }
 
+    /// Whether a file is no longer the one opened (another process rebuilt it).
+    pub fn replaced_on_disk(&self) -> bool {
+        self.paths
+            .iter()
+            .zip(&self.identities)
+            .any(|(path, opened)| open::file_identity(path) != *opened)
+    }
+
     /// Each index file with its writer.
-    fn each_writer(&mut self) -> [(IndexFile, &mut Connection); 2] {
+    pub fn each_writer(&mut self) -> [(IndexFile, &mut Connection); 2] {
         [
             (IndexFile::Words, &mut self.words),
             (IndexFile::Substrings, &mut self.substrings),
@@ -162,6 +176,14 @@ impl IndexFiles {
                 tracing::warn!("index rows of deleted chunks stay until the next sweep: {err}");
             }
         }
+    }
+
+    /// Merges an index's segments into one, dropping the space of deleted rows.
+    pub fn optimize(conn: &Connection, file: IndexFile) -> rusqlite::Result<()> {
+        let table = file.table();
+        retry::with_busy_retry(|| {
+            conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES ('optimize')"))
+        })
     }
 
     /// Empties both indexes (the main file's chunks are already gone).

@@ -6,8 +6,10 @@
 
 mod content;
 mod index_files;
+mod index_repair;
 mod journal;
 mod open;
+mod reclaim;
 mod report;
 mod retry;
 mod schema;
@@ -30,6 +32,7 @@ pub use content::{
     IndexedSource, NewSource, Origin, PurgeReport, PurgeScope, SourceKind, StoredSource,
 };
 pub use index_files::IndexFile;
+pub use index_repair::{IndexFileDamage, damaged_index_files};
 pub use journal::{JournalEntry, JournalInsert, JournalOp, NewJournalEntry, StateBlock};
 pub use report::{CategoryCount, DayStats, HookDuration, SourceSize};
 pub use schema::SCHEMA_VERSION;
@@ -97,11 +100,23 @@ impl Store {
         Ok(&self.conn)
     }
 
+    /// Opens the index files when they are not open, or no longer the files on disk
+    /// (another process rebuilt one: two stats per call keep this one off the old file).
     fn open_index(&self) -> Result<()> {
-        if self.index.borrow().is_none() {
-            let files = IndexFiles::open(&self.conn, &self.path)?;
-            *self.index.borrow_mut() = Some(files);
+        let replaced = match self.index.borrow().as_ref() {
+            Some(files) => files.replaced_on_disk(),
+            None => true,
+        };
+        if !replaced {
+            return Ok(());
         }
+        self.close_index();
+        let files = match IndexFiles::open(&self.conn, &self.path) {
+            Ok(files) => files,
+            Err(err) if self.repair_index(&err) => IndexFiles::open(&self.conn, &self.path)?,
+            Err(err) => return Err(err),
+        };
+        *self.index.borrow_mut() = Some(files);
         Ok(())
     }
 
@@ -142,10 +157,19 @@ impl Store {
         Ok(value)
     }
 
-    /// `PRAGMA integrity_check` plus the FTS5 integrity checks; empty when all is well,
-    /// else the problems SQLite reports.
+    /// `PRAGMA integrity_check` plus the FTS5 integrity checks of the main file and the
+    /// index files; empty when all is well, else the problems SQLite reports.
     pub fn integrity_problems(&self) -> Result<Vec<String>> {
-        // `main.` only: the index files, attached in a server, are checked below.
+        let mut problems = self.main_integrity_problems()?;
+        self.open_index()?;
+        problems.extend(IndexFiles::integrity_problems(&self.conn)?);
+        Ok(problems)
+    }
+
+    /// The integrity problems of the main file alone (the index files are derived from
+    /// it and checked on their own: see [`damaged_index_files`]).
+    pub fn main_integrity_problems(&self) -> Result<Vec<String>> {
+        // `main.` only: the index files may be attached.
         let mut stmt = self.conn.prepare("PRAGMA main.integrity_check")?;
         let mut problems: Vec<String> = stmt
             .query_map([], |row| row.get::<_, String>(0))?
@@ -157,8 +181,6 @@ impl Store {
                 problems.push(format!("{table}: {err}"));
             }
         }
-        self.open_index()?;
-        problems.extend(IndexFiles::integrity_problems(&self.conn)?);
         Ok(problems)
     }
 

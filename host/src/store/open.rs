@@ -235,7 +235,7 @@ pub(super) fn sidecar(db_path: &Path, suffix: &str) -> PathBuf {
 /// Moves a bad database (and its WAL, whose frames belong to it) to
 /// `<name>.corrupt-<unix-ts>`. Skipped when the file is no longer the one that failed:
 /// another process got there first and may already have put a good one in place.
-fn move_aside(db_path: &Path, failed: Option<FileIdentity>) -> Result<()> {
+pub(super) fn move_aside(db_path: &Path, failed: Option<FileIdentity>) -> Result<()> {
     if failed.is_some() && file_identity(db_path) != failed {
         return Ok(());
     }
@@ -260,13 +260,13 @@ fn move_aside(db_path: &Path, failed: Option<FileIdentity>) -> Result<()> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileIdentity {
+pub(super) struct FileIdentity {
     device: u64,
     inode: u64,
 }
 
 #[cfg(unix)]
-fn file_identity(path: &Path) -> Option<FileIdentity> {
+pub(super) fn file_identity(path: &Path) -> Option<FileIdentity> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).ok().map(|m| FileIdentity {
         device: m.dev(),
@@ -275,7 +275,7 @@ fn file_identity(path: &Path) -> Option<FileIdentity> {
 }
 
 #[cfg(not(unix))]
-fn file_identity(_path: &Path) -> Option<FileIdentity> {
+pub(super) fn file_identity(_path: &Path) -> Option<FileIdentity> {
     None
 }
 

@@ -73,6 +73,9 @@ impl Store {
                 "INSERT INTO hook_timings(platform, event, duration_us, created_at) VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![platform, event, to_i64(duration_us), now_ms()])?;
+            if super::reclaim::prunes_after(tx.last_insert_rowid()) {
+                super::reclaim::prune_hook_timings(tx)?;
+            }
             Ok(())
         })
     }

@@ -285,3 +285,161 @@ fn a_version_one_database_keeps_its_chunks_searchable() {
     assert_eq!(mismatches(&store), vec![(0, 0), (0, 0)]);
     assert!(store.integrity_problems().expect("check").is_empty());
 }
+
+/// Copies an index file's WAL into the file, so damage written to the file is what
+/// every later reader sees.
+fn checkpoint(db: &Path, file: IndexFile) {
+    index_file_conn(db, file)
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint");
+}
+
+/// The first byte of the root page of `table` in the index file.
+fn root_page_offset(db: &Path, file: IndexFile, table: &str) -> u64 {
+    let conn = index_file_conn(db, file);
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .expect("page size");
+    let root: i64 = conn
+        .query_row(
+            "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+            [table],
+            |r| r.get(0),
+        )
+        .expect("root page");
+    u64::try_from((root - 1) * page_size).expect("offset")
+}
+
+/// 16 KB of zeros at `offset`: what the reporter wrote into a file.
+fn zero_16k(path: &Path, offset: u64) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut handle = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open for damage");
+    handle.seek(SeekFrom::Start(offset)).expect("seek");
+    handle.write_all(&[0u8; 16 * 1024]).expect("zeros");
+}
+
+/// Which index files were moved aside as damaged ("words.db", "substrings.db").
+fn kept_aside(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let (kept, _) = name.split_once(".corrupt-")?;
+            (!name.ends_with("-wal")).then(|| kept.trim_start_matches("context.").to_string())
+        })
+        .collect()
+}
+
+/// The label of the best hit (a query may match several chunks of one source).
+fn top_label(store: &Store, query: &str) -> String {
+    labels_found(store, query)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{query}: no hit"))
+}
+
+/// A store with enough text that each index file has many pages, then closed.
+fn store_with_many_pages(db: &Path) {
+    let mut store = Store::open_path(db).expect("open");
+    let texts: Vec<String> = (0..400)
+        .map(|i| format!("chapter{i} narrates walrusMigration{i} over the tundra{i} plains"))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    index(&mut store, "saga", &refs);
+    index(
+        &mut store,
+        "notes",
+        &["alpha useLayoutEffect", "beta src/main.rs"],
+    );
+}
+
+/// 16 KB of zeros after the header, over the root of the index's data, or in the
+/// middle: searching and indexing still answer (the damaged file is rebuilt from the
+/// chunks where the damage shows: on open or on the first query), and `cm doctor`'s
+/// check names the damaged file until then.
+#[test]
+fn a_damaged_index_file_is_rebuilt_where_the_damage_shows() {
+    for file in IndexFile::ALL {
+        for place in ["after the header", "data root", "middle"] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let db = dir.path().join("context.db");
+            store_with_many_pages(&db);
+            checkpoint(&db, file);
+            let path = file.path(&db);
+            let offset = match place {
+                "after the header" => 8_192,
+                "data root" => root_page_offset(&db, file, &format!("{}_data", file.table())),
+                _ => std::fs::metadata(&path).expect("size").len() / 2 / 8_192 * 8_192,
+            };
+            zero_16k(&path, offset);
+            let damaged = damaged_index_files(&db);
+            assert_eq!(
+                damaged.iter().map(|d| d.file).collect::<Vec<_>>(),
+                vec![file],
+                "{file:?} {place}: {damaged:?}"
+            );
+
+            let mut store = Store::open_path(&db).expect("reopen");
+            assert_eq!(
+                top_label(&store, "walrusMigration17"),
+                "saga",
+                "{file:?} {place}"
+            );
+            assert_eq!(
+                labels_found(&store, "LayoutEff"),
+                vec!["notes"],
+                "{file:?} {place}"
+            );
+            assert_eq!(top_label(&store, "tundra399"), "saga", "{file:?} {place}");
+            index(&mut store, "later", &["gamma narwhalTusk"]);
+            assert_eq!(
+                labels_found(&store, "narwhalTusk"),
+                vec!["later"],
+                "{file:?} {place}"
+            );
+            assert_eq!(
+                labels_found(&store, "whalTu"),
+                vec!["later"],
+                "{file:?} {place}"
+            );
+            assert_eq!(mismatches(&store), vec![(0, 0), (0, 0)], "{file:?} {place}");
+            assert!(store.integrity_problems().expect("check").is_empty());
+            assert!(damaged_index_files(&db).is_empty(), "{file:?} {place}");
+            assert_eq!(
+                kept_aside(dir.path()),
+                vec![format!("{}.db", file.schema())],
+                "{place}"
+            );
+        }
+    }
+}
+
+/// A damaged file whose damage only a query meets: found by the query, rebuilt, and the
+/// query answered; the other file is left as it was.
+#[test]
+fn damage_met_by_a_query_rebuilds_only_the_damaged_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("context.db");
+    store_with_many_pages(&db);
+    let store = Store::open_path(&db).expect("open");
+    assert_eq!(labels_found(&store, "beta"), vec!["notes"]);
+    let words_before = open::file_identity(&IndexFile::Words.path(&db));
+    checkpoint(&db, IndexFile::Substrings);
+    let substrings = IndexFile::Substrings.path(&db);
+    let offset = root_page_offset(&db, IndexFile::Substrings, "chunks_trigram_data");
+    zero_16k(&substrings, offset);
+    // The open store's page cache may still hold the old pages: a fresh one reads them.
+    drop(store);
+    let store = Store::open_path(&db).expect("reopen");
+    assert_eq!(labels_found(&store, "LayoutEff"), vec!["notes"]);
+    assert_eq!(
+        open::file_identity(&IndexFile::Words.path(&db)),
+        words_before
+    );
+    assert!(damaged_index_files(&db).is_empty());
+    assert_eq!(kept_aside(dir.path()), vec!["substrings.db"]);
+}
