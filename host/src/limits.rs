@@ -167,3 +167,7 @@ pub const INSIGHT_TOP_SOURCES: usize = 10;
 pub const INSIGHT_DIR_NAME: &str = "insight";
 /// An insight report's file name: this prefix, the project key, `.html`.
 pub const INSIGHT_FILE_PREFIX: &str = "insight-";
+
+// --- mcp framing ---
+/// serde_json's nesting limit: a message nested deeper is answered "invalid params".
+pub const JSON_NESTING_MAX_LEVELS: usize = 128;
