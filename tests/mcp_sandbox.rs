@@ -527,3 +527,71 @@ fn stats_record_raw_and_returned_bytes_per_call() {
         "large output is mostly kept out"
     );
 }
+
+/// Whether `pid` is a live process (a zombie waiting to be reaped is not).
+fn process_alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next());
+        !matches!(state, Some("Z" | "X") | None)
+    })
+}
+
+#[test]
+fn a_cancelled_execution_is_killed_and_the_server_goes_on() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let pid_file = sandbox.project.join("sleeper.pid");
+    // No timeout of its own below the default (minutes): only the cancellation can end it.
+    client.send(&json!({"jsonrpc": "2.0", "id": "run-1", "method": "tools/call", "params": {
+        "name": "ctx_execute",
+        "arguments": {"language": "shell", "code": "echo $$ > sleeper.pid.tmp && mv sleeper.pid.tmp sleeper.pid\nsleep 300"}
+    }}));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pid: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the script never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(process_alive(pid));
+    client.notify(
+        "notifications/cancelled",
+        json!({"requestId": "run-1", "reason": "user pressed escape"}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while process_alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "pid {pid} still runs after the cancellation"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo served-after-cancel"}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("served-after-cancel"), "{text}");
+}
+
+#[test]
+fn control_characters_in_output_reach_the_model_visible_not_raw() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "printf 'a\\000b\\007c\\r\\n\\033[31mred\\033[0m\\tend\\n'"}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(
+        !text.contains(|c: char| c.is_control() && c != '\n' && c != '\t'),
+        "{text:?}"
+    );
+    assert!(text.contains("a\u{2400}b\u{2407}c\nred\tend"), "{text:?}");
+}

@@ -87,3 +87,21 @@ fn a_message_over_the_size_limit_gets_an_error_and_the_server_goes_on() {
     assert!(text.contains("Indexed"), "{text}");
     assert!(client.close().success());
 }
+
+#[test]
+fn indexed_control_characters_are_visible_in_search_snippets() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_index",
+        serde_json::json!({"content": "# Bells\n\nthe bell\u{7} rings\u{0} at noon", "source": "bells"}),
+    );
+    assert!(!is_error, "{text}");
+    let (text, is_error) = client.call_tool(
+        "ctx_search",
+        serde_json::json!({"queries": ["bell rings noon"]}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("noon"), "{text}");
+    assert!(!text.contains(['\u{0}', '\u{7}']), "{text:?}");
+}

@@ -205,3 +205,7 @@ pub const HOOK_TIMINGS_PRUNE_EVERY_ROWS: i64 = 256;
 /// After a purge, a database file whose free pages are at least this share of it is
 /// vacuumed (its size given back to the file system).
 pub const PURGE_VACUUM_MIN_FREE_PERCENT: i64 = 25;
+
+// MCP framing (issue 12: every request answered).
+/// serde_json's nesting limit: a message nested deeper is answered "invalid params".
+pub const JSON_NESTING_MAX_LEVELS: usize = 128;

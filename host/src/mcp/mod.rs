@@ -1,7 +1,10 @@
 //! `cm serve`: the `ctx_*` tools over MCP stdio. Speaks only JSON-RPC on stdout, logs
 //! to stderr, writes a readiness marker while it runs, exits when stdin closes.
 
+mod call;
 pub mod descriptions;
+pub mod framing;
+mod scan;
 mod server;
 pub mod tools;
 pub mod transport;

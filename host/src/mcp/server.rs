@@ -4,15 +4,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde::de::DeserializeOwned;
 
+use super::call::{ToolCall, Undecodable};
 use super::tools::{self, ToolSpec};
-use crate::service::{self, Reply, Service};
+use crate::service::{Reply, Service, printable};
+
+/// The error code of a request the client cancelled (LSP's RequestCancelled); never
+/// sent in practice, rmcp drops the response of a cancelled request.
+const REQUEST_CANCELLED: i32 = -32800;
 
 #[derive(Clone)]
 pub struct CmServer {
@@ -27,68 +31,6 @@ impl CmServer {
             tools: Arc::new(tools::all()),
         }
     }
-
-    async fn dispatch(&self, name: &str, args: Option<JsonObject>) -> Reply {
-        let raw = serde_json::Value::Object(args.unwrap_or_default());
-        let s = &self.service;
-        match name {
-            "ctx_execute" => match parse(name, &raw) {
-                Ok(p) => service::execute(s, p, &raw).await,
-                Err(e) => e,
-            },
-            "ctx_execute_file" => match parse(name, &raw) {
-                Ok(p) => service::execute_file(s, p, &raw).await,
-                Err(e) => e,
-            },
-            "ctx_batch_execute" => match parse(name, &raw) {
-                Ok(p) => service::batch_execute(s, p, &raw).await,
-                Err(e) => e,
-            },
-            "ctx_fetch_and_index" => match parse(name, &raw) {
-                Ok(p) => service::fetch_and_index(s, p, &raw).await,
-                Err(e) => e,
-            },
-            "ctx_index" | "ctx_search" | "ctx_purge" | "ctx_resume" | "ctx_doctor"
-            | "ctx_stats" | "ctx_insight" => {
-                // SQLite work is blocking: keep it off the async workers.
-                let (service, name_owned) = (s.clone(), name.to_string());
-                let joined = tokio::task::spawn_blocking(move || match name_owned.as_str() {
-                    "ctx_index" => parse(&name_owned, &raw)
-                        .map_or_else(|e| e, |p| service::index(&service, p, &raw)),
-                    "ctx_search" => parse(&name_owned, &raw)
-                        .map_or_else(|e| e, |p| service::search(&service, p)),
-                    "ctx_resume" => parse(&name_owned, &raw)
-                        .map_or_else(|e| e, |p| service::resume(&service, p)),
-                    "ctx_doctor" => parse(&name_owned, &raw)
-                        .map_or_else(|e| e, |p| service::doctor(&service, p)),
-                    "ctx_stats" => parse::<service::StatsParams>(&name_owned, &raw)
-                        .map_or_else(|e| e, |_| service::stats(&service)),
-                    "ctx_insight" => parse::<service::InsightParams>(&name_owned, &raw)
-                        .map_or_else(|e| e, |_| service::insight(&service)),
-                    _ => {
-                        parse(&name_owned, &raw).map_or_else(|e| e, |p| service::purge(&service, p))
-                    }
-                })
-                .await;
-                joined.unwrap_or_else(|e| Reply::error(format!("{name} failed: {e}")))
-            }
-            "ctx_upgrade" => {
-                // Reads the source tree and asks git for its commit: off the async workers.
-                let joined = tokio::task::spawn_blocking(move || {
-                    parse("ctx_upgrade", &raw).map_or_else(|e| e, service::upgrade)
-                })
-                .await;
-                joined.unwrap_or_else(|e| Reply::error(format!("{name} failed: {e}")))
-            }
-            other => Reply::error(format!("unknown tool {other}")),
-        }
-    }
-}
-
-/// Arguments into a parameter struct; a failure is one line for the model.
-/// Deserialized from the borrowed value: a large `content` is copied once, not cloned first.
-fn parse<T: DeserializeOwned>(tool: &str, raw: &serde_json::Value) -> Result<T, Reply> {
-    T::deserialize(raw).map_err(|e| Reply::error(format!("{tool}: invalid arguments: {e}")))
 }
 
 /// Tools whose calls can hold megabytes at once: a document, a command's output, a page.
@@ -142,18 +84,41 @@ impl ServerHandler for CmServer {
         if let Some(info) = context.peer.peer_info() {
             self.service.detect_platform(&info.client_info.name);
         }
-        let reply = self
-            .dispatch(request.name.as_ref(), request.arguments)
-            .await;
-        release_freed_heap(request.name.as_ref());
-        let content = vec![ContentBlock::text(reply.text)];
-        let result = if reply.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
+        let name = request.name.as_ref();
+        let raw = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let call = match ToolCall::decode(name, &raw) {
+            Ok(call) => call,
+            Err(Undecodable::UnknownTool) => {
+                return Err(McpError::invalid_params(
+                    format!("unknown tool {name}; tools/list names the tools"),
+                    None,
+                ));
+            }
+            Err(Undecodable::Arguments(reply)) => return Ok(tool_result(reply)),
         };
-        Ok(result.into())
+        let reply = tokio::select! {
+            reply = call.run(&self.service, raw) => reply,
+            // notifications/cancelled: rmcp sends no response for the request; dropping
+            // the call stops it (a ctx_execute child is killed with its group).
+            () = context.ct.cancelled() => {
+                tracing::info!("{name} cancelled by the client");
+                return Err(McpError::new(ErrorCode(REQUEST_CANCELLED), "request cancelled", None));
+            }
+        };
+        release_freed_heap(name);
+        Ok(tool_result(reply))
     }
+}
+
+/// A reply as MCP's tool result, its text made safe for the model to read.
+fn tool_result(reply: Reply) -> CallToolResponse {
+    let content = vec![ContentBlock::text(printable(&reply.text).into_owned())];
+    let result = if reply.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.into()
 }
 
 /// The project this server works for: the agent's project variable, else the cwd.

@@ -28,6 +28,7 @@ pub use report::{
     InsightParams, StatsParams, insight, open_project_read_only, stats, stats_report, write_insight,
 };
 pub use resume::{ResumeParams, resume};
+pub use shape::printable;
 pub use upgrade::{UpgradeParams, upgrade};
 
 /// What a tool call returns to the agent.

@@ -1,7 +1,9 @@
 //! Output shaping of the sandbox tools (DESIGN §4 "Output rules"): small output returns
 //! whole; large output goes through [`index_and_digest`]. Failures carry the exit code,
 //! stdout and the stderr tail. Nothing ever exceeds OUTPUT_CAP_BYTES.
+//! [`printable`] is the last step of every tool reply the model reads.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::{Reply, Service};
@@ -119,5 +121,60 @@ impl Service {
         );
         index_and_digest(&mut store, source, text, intent, &self.session_id)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// Text the model can read: control characters (a NUL or BEL a program printed,
+/// binary bytes in a fetched page) become their visible Unicode control pictures
+/// (`␀`, `␇`), ANSI colour and cursor sequences are dropped, a CR before a newline
+/// is dropped; newlines and tabs stay. Borrowed when there is nothing to change.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    let needs_change = |c: char| c.is_control() && c != '\n' && c != '\t';
+    let Some(first) = text.find(needs_change) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push_str(&text[..first]);
+    let mut chars = text[first..].chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\u{1b}' if chars.peek() == Some(&'[') => {
+                // CSI: parameters and intermediates up to one final byte in @..~.
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // C0 controls have pictures at U+2400 + code; DEL's is U+2421.
+            '\0'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
+            '\u{7f}' => out.push('\u{2421}'),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn control_characters_become_visible_and_lines_stay() {
+        assert_eq!(printable("a\0b\x07c"), "a\u{2400}b\u{2407}c");
+        assert_eq!(printable("one\r\ntwo\tthree\n"), "one\ntwo\tthree\n");
+        assert_eq!(
+            printable("\x1b[1;31mred\x1b[0m \x7f\u{85}"),
+            "red \u{2421}\u{fffd}"
+        );
+        assert_eq!(printable("lone\rcr"), "lone\u{240d}cr");
+        assert!(matches!(
+            printable("plain\ttext\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }
