@@ -2,6 +2,11 @@
 //! nothing on stdout), well inside the 5 s budget, and leaves one line in hook-errors.log.
 
 mod common;
+// The generators the adapters' own parse tests use, shared as one source file.
+// (Its `check_parse_total` is for the adapters' native `parse`, not used here.)
+#[path = "../adapters-wasm/sdk/src/hostile.rs"]
+#[allow(dead_code)]
+mod hostile;
 
 use std::time::{Duration, Instant};
 
@@ -300,4 +305,117 @@ fn bad_stdin_gets_each_hosts_allow_reply() {
             );
         }
     }
+}
+
+/// Every built-in platform, its `cm hook` events, and its allow / no-opinion reply.
+const PLATFORM_EVENTS: &[(&str, &[&str], &str)] = &[
+    (
+        "claude-code",
+        &[
+            "pretooluse",
+            "posttooluse",
+            "posttoolusefailure",
+            "userpromptsubmit",
+            "precompact",
+            "sessionstart",
+            "stop",
+        ],
+        "",
+    ),
+    (
+        "gemini-cli",
+        &["beforetool", "aftertool", "precompress", "sessionstart"],
+        "",
+    ),
+    ("cursor", &["pretooluse", "posttooluse", "stop"], "{}"),
+    (
+        "codex",
+        &[
+            "pretooluse",
+            "posttooluse",
+            "precompact",
+            "sessionstart",
+            "userpromptsubmit",
+            "stop",
+        ],
+        "",
+    ),
+];
+
+/// Generated stdin for every event of every built-in platform: exit 0, stdout the
+/// host's allow reply or one valid JSON reply with nothing around it, no panic or
+/// backtrace on stderr. `PROPTEST_CASES` (default 24 per platform and event; each
+/// case spawns `cm hook`) sets a longer run, e.g. `PROPTEST_CASES=500` before a release.
+fn generated_stdin_fails_open(platform: &str) {
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    let (_, events, allow) = PLATFORM_EVENTS
+        .iter()
+        .find(|(p, _, _)| *p == platform)
+        .expect("a built-in platform");
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    let sandbox = Sandbox::new();
+    let goldens = hostile::golden_payloads(
+        &common::repo_root().join("tests/golden").join(platform),
+        &sandbox.project.to_string_lossy(),
+    );
+    for event in *events {
+        let config = Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        };
+        let mut runner = TestRunner::new(config);
+        let outcome = runner.run(&hostile::hostile_stdin(goldens.clone()), |stdin| {
+            let output = sandbox.hook(platform, event, &stdin);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let fail = |what: String| {
+                Err(TestCaseError::fail(format!(
+                    "{platform} {event}: {what}; stdin {:?}",
+                    String::from_utf8_lossy(&stdin[..stdin.len().min(300)])
+                )))
+            };
+            if output.status.code() != Some(0) {
+                return fail(format!("exit {:?}, stderr {stderr}", output.status));
+            }
+            if stderr.contains("panicked") || stderr.contains("backtrace") {
+                return fail(format!("stack trace on stderr: {stderr}"));
+            }
+            let allowed = output.stdout == allow.as_bytes()
+                || serde_json::from_slice::<serde_json::Value>(&output.stdout)
+                    .is_ok_and(|reply| reply.is_object());
+            if !allowed {
+                return fail(format!(
+                    "stdout is neither the allow reply nor one JSON reply: {:?}",
+                    String::from_utf8_lossy(&output.stdout)
+                ));
+            }
+            Ok(())
+        });
+        if let Err(error) = outcome {
+            panic!("{error}");
+        }
+    }
+}
+
+#[test]
+fn generated_stdin_fails_open_for_claude_code() {
+    generated_stdin_fails_open("claude-code");
+}
+
+#[test]
+fn generated_stdin_fails_open_for_gemini_cli() {
+    generated_stdin_fails_open("gemini-cli");
+}
+
+#[test]
+fn generated_stdin_fails_open_for_cursor() {
+    generated_stdin_fails_open("cursor");
+}
+
+#[test]
+fn generated_stdin_fails_open_for_codex() {
+    generated_stdin_fails_open("codex");
 }

@@ -1,10 +1,13 @@
 //! The sandbox through the real MCP server (`cm serve` over stdio): languages, output
-//! shaping, failures, timeouts, batches, the environment, lenient inputs and stats.
+//! shaping, failures, timeouts (every descendant stopped), background runs (bounded
+//! logs under the data root, removed), batches, the environment, lenient inputs and
+//! stats.
 //! Permission rules inside the sandbox are in `mcp_sandbox_rules.rs`.
 
 mod common;
 mod sandbox_support;
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{McpClient, Sandbox};
@@ -594,4 +597,241 @@ fn control_characters_in_output_reach_the_model_visible_not_raw() {
         "{text:?}"
     );
     assert!(text.contains("a\u{2400}b\u{2407}c\nred\tend"), "{text:?}");
+}
+
+/// Whether `pid` is a live (non-zombie) process whose command line contains `marker`
+/// (so a reused pid never counts).
+fn alive_with(pid: u32, marker: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rfind(')')
+        .and_then(|i| stat[i + 1..].split_whitespace().next());
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    !matches!(state, None | Some("Z") | Some("X"))
+        && String::from_utf8_lossy(&cmdline).contains(marker)
+}
+
+/// Waits (up to a generous bound) until `done` holds; false if it never did.
+fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+
+/// The pid a script wrote into `name` in the project.
+fn pid_file(sandbox: &Sandbox, name: &str) -> u32 {
+    let path = sandbox.project.join(name);
+    assert!(
+        eventually(|| std::fs::read_to_string(&path).is_ok_and(|t| t.ends_with('\n'))),
+        "{name} was never written"
+    );
+    let text = std::fs::read_to_string(&path).expect("pid file");
+    text.trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{name}: {text:?}: {e}"))
+}
+
+/// Kills what a failed assertion would otherwise leave running for minutes.
+struct Reap(Vec<u32>);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        for pid in &self.0 {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_timeout_stops_descendants_that_left_the_process_group() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    // setsid: a new session; the subshell: a double fork, its sleep re-parented.
+    let code = "setsid sleep 300.1 >/dev/null 2>&1 & echo $! > setsid.pid\n\
+                ( setsid sleep 300.2 >/dev/null 2>&1 & echo $! > double.pid )\n\
+                sleep 60";
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": code, "timeout": 1500}),
+    );
+    assert!(is_error && text.contains("timed out"), "{text}");
+    let pids = vec![
+        (pid_file(&sandbox, "setsid.pid"), "300.1"),
+        (pid_file(&sandbox, "double.pid"), "300.2"),
+    ];
+    let _reap = Reap(pids.iter().map(|(pid, _)| *pid).collect());
+    for (pid, marker) in pids {
+        assert!(
+            eventually(|| !alive_with(pid, marker)),
+            "sleep {marker} (pid {pid}) survived the timeout"
+        );
+    }
+}
+
+#[test]
+fn a_timeout_stops_a_python_child_that_called_setsid() {
+    if !on_path("python3") {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let code = r#"import os, sys, time
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    with open("py.pid.tmp", "w") as f:
+        f.write(f"{os.getpid()}\n")
+    os.rename("py.pid.tmp", "py.pid")
+    time.sleep(300)
+    os._exit(0)
+time.sleep(60)
+"#;
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "python", "code": code, "timeout": 3000}),
+    );
+    assert!(is_error && text.contains("timed out"), "{text}");
+    let pid = pid_file(&sandbox, "py.pid");
+    let _reap = Reap(vec![pid]);
+    assert!(
+        eventually(|| !alive_with(pid, "python")),
+        "the setsid python child (pid {pid}) survived the timeout"
+    );
+}
+
+/// `path` in a background reply: "… output continues in <path>)".
+fn background_log(reply: &str) -> PathBuf {
+    let start = reply
+        .find("output continues in ")
+        .unwrap_or_else(|| panic!("not a background reply: {reply}"))
+        + "output continues in ".len();
+    let end = reply[start..]
+        .find(")\n")
+        .map_or(reply.len(), |i| start + i);
+    PathBuf::from(&reply[start..end])
+}
+
+fn cm_bg_dirs(tmp: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(tmp)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.to_string_lossy().contains("cm-bg-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The bound on one background log: head + tail (limits.rs) and the omission line.
+const BACKGROUND_LOG_BOUND_BYTES: u64 = 2 * 1024 * 1024 + 100;
+
+#[test]
+fn background_output_is_a_bounded_log_under_the_data_root_removed_when_it_ends() {
+    let sandbox = Sandbox::new();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut command = sandbox.cm();
+    command.env("TMPDIR", tmp.path());
+    let mut client = McpClient::spawn(command);
+    // 20 MB of `yes`, then a marker, then it waits for the test to release it.
+    let code = "yes | head -c 20000000\necho END-OF-OUTPUT\n\
+                while [ ! -e release ]; do sleep 0.05; done";
+    let (reply, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": code, "background": true, "timeout": 300}),
+    );
+    assert!(!is_error, "{reply}");
+    let log = background_log(&reply);
+    assert!(
+        log.starts_with(sandbox.root.join("background")),
+        "{} is not under the data root",
+        log.display()
+    );
+    assert!(
+        eventually(|| std::fs::read_to_string(&log).is_ok_and(|t| t.ends_with("END-OF-OUTPUT\n"))),
+        "the log never showed the end of the output"
+    );
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        (text.len() as u64) <= BACKGROUND_LOG_BOUND_BYTES,
+        "{} bytes",
+        text.len()
+    );
+    assert!(text.starts_with("y\ny\ny\n"), "{:?}", &text[..20]);
+    assert!(text.contains("bytes of output omitted"), "no omission line");
+    assert_eq!(cm_bg_dirs(tmp.path()), Vec::<PathBuf>::new());
+
+    sandbox.write("release", b"");
+    let dir = log.parent().expect("log dir").to_path_buf();
+    assert!(
+        eventually(|| !dir.exists()),
+        "{} was not removed after the process ended",
+        dir.display()
+    );
+    assert!(client.close().success());
+}
+
+/// Starts `code` with `background: true`; returns the pid it wrote into `pid_name`
+/// and the run's log directory.
+fn start_background(
+    client: &mut McpClient,
+    sandbox: &Sandbox,
+    code: &str,
+    pid_name: &str,
+) -> (u32, PathBuf) {
+    let (reply, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": code, "background": true, "timeout": 500}),
+    );
+    assert!(!is_error && reply.contains("still running"), "{reply}");
+    let dir = background_log(&reply).parent().expect("dir").to_path_buf();
+    (pid_file(sandbox, pid_name), dir)
+}
+
+#[test]
+fn the_server_stops_its_background_runs_with_their_descendants_when_it_exits() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let code = "setsid sleep 300.3 >/dev/null 2>&1 & echo $! > bg.pid\nsleep 60";
+    let (pid, dir) = start_background(&mut client, &sandbox, code, "bg.pid");
+    let _reap = Reap(vec![pid]);
+    assert!(alive_with(pid, "300.3"), "the background run is running");
+    assert!(client.close().success());
+    assert!(
+        eventually(|| !alive_with(pid, "300.3")),
+        "a background descendant (pid {pid}) outlived the server"
+    );
+    assert!(!dir.exists(), "{} left behind", dir.display());
+}
+
+#[test]
+fn background_logs_of_a_killed_server_are_removed_at_the_next_start() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let code = "echo $$ > leader.pid\nexec sleep 60";
+    let (leader, dir) = start_background(&mut client, &sandbox, code, "leader.pid");
+    let _reap = Reap(vec![leader]);
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &client.pid().to_string()])
+        .status();
+    drop(client);
+    assert!(dir.exists(), "a killed server cannot clean up");
+
+    let _next = sandbox.live_server();
+    assert!(
+        eventually(|| !dir.exists()),
+        "{} survived the next server start",
+        dir.display()
+    );
 }

@@ -209,3 +209,15 @@ pub const PURGE_VACUUM_MIN_FREE_PERCENT: i64 = 25;
 // MCP framing (issue 12: every request answered).
 /// serde_json's nesting limit: a message nested deeper is answered "invalid params".
 pub const JSON_NESTING_MAX_LEVELS: usize = 128;
+
+// Sandbox: background runs (issue 12).
+/// Bytes of the start of a background run's stdout (and, separately, stderr) its log keeps.
+pub const BACKGROUND_LOG_HEAD_BYTES: usize = 1024 * 1024;
+/// Bytes of the end of a background run's stdout (and, separately, stderr) its log keeps,
+/// as a rolling tail; what lies between head and tail is only counted.
+pub const BACKGROUND_LOG_TAIL_BYTES: usize = 1024 * 1024;
+/// Once a background log is past its head, how often its file is rewritten with the
+/// current tail (and once more when the output ends).
+pub const BACKGROUND_LOG_REWRITE_MS: u64 = 250;
+/// Directory under the data root that holds the logs of background runs.
+pub const BACKGROUND_DIR_NAME: &str = "background";

@@ -145,6 +145,11 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
     root.join("sessions")
 }
 
+/// Logs of `background: true` runs, one private directory per run.
+pub fn background_dir(root: &Path) -> PathBuf {
+    root.join(crate::limits::BACKGROUND_DIR_NAME)
+}
+
 /// The insight report of one project: `<root>/insight/insight-<key>.html`.
 pub fn insight_report(root: &Path, project_dir: &Path) -> PathBuf {
     use crate::limits::{INSIGHT_DIR_NAME, INSIGHT_FILE_PREFIX};

@@ -150,3 +150,5 @@ fn other_event_payloads_normalize() {
     assert_eq!(event.kind, EventKind::Stop);
     assert_session_is_transcript_uuid(&event, stop);
 }
+
+context_mode_sdk::generated_parse_test!("claude-code");

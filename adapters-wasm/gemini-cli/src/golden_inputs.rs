@@ -19,3 +19,5 @@ fn golden_payloads_parse() {
     });
     assert!(cases >= 8, "only {cases} golden payloads for gemini-cli");
 }
+
+context_mode_sdk::generated_parse_test!("gemini-cli");

@@ -8,6 +8,14 @@ use crate::{EventKind, NormalizedEvent, parse_object};
 /// The project directory the golden payloads name (`__PROJECT__` is replaced by it).
 pub const GOLDEN_PROJECT: &str = "/tmp/golden-project";
 
+/// `tests/golden/<platform>/` of the repository.
+pub fn golden_dir(platform: &str) -> String {
+    format!(
+        "{}/../../tests/golden/{platform}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 /// Parses every `*.stdin.json` of `tests/golden/<platform>/` with `parse(native event,
 /// stdin)` and checks the event's session, project, tool and outcome; panics with the
 /// payload's file name on the first mismatch. Returns how many payloads it checked.
@@ -15,10 +23,7 @@ pub fn check_golden_payloads(
     platform: &str,
     parse: impl Fn(&str, &str) -> Result<NormalizedEvent, String>,
 ) -> usize {
-    let dir = format!(
-        "{}/../../tests/golden/{platform}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let dir = golden_dir(platform);
     let mut cases = 0;
     for entry in std::fs::read_dir(&dir).expect("golden dir") {
         let path = entry.expect("entry").path();

@@ -28,6 +28,8 @@ mod bindings {
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod golden;
+#[cfg(all(feature = "hostile-inputs", not(target_arch = "wasm32")))]
+pub mod hostile;
 pub mod json;
 pub mod output;
 pub mod session;

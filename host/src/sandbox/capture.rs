@@ -16,14 +16,19 @@ pub struct Capture {
 }
 
 impl Capture {
-    /// A capture that keeps at most `max_bytes` in memory.
+    /// A capture that keeps at most `max_bytes` in memory, half head, half tail.
     pub fn new(max_bytes: usize) -> Capture {
         let head_max = max_bytes / 2;
+        Capture::with_head_and_tail(head_max, max_bytes - head_max)
+    }
+
+    /// A capture that keeps the first `head_max` and the last `tail_max` bytes.
+    pub fn with_head_and_tail(head_max: usize, tail_max: usize) -> Capture {
         Capture {
             head: Vec::new(),
             head_max,
             tail: Vec::new(),
-            tail_max: max_bytes - head_max,
+            tail_max,
             tail_start: 0,
             total: 0,
         }
@@ -32,12 +37,6 @@ impl Capture {
     /// Bytes seen so far, kept or not.
     pub fn total_bytes(&self) -> u64 {
         self.total
-    }
-
-    /// Counts `n` bytes that are not kept (the middle of a file read in parts);
-    /// the next push must then fill the tail.
-    pub fn count_skipped(&mut self, n: u64) {
-        self.total += n;
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {

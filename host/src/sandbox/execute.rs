@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::background::{self, BackgroundJob};
 use super::detect::{ResolvedRuntime, Runtimes};
 use super::env;
 use super::error::SandboxError;
 use super::process::{self, ProcessResult, ProcessSpec};
 use super::source::{self, ArgvPaths};
-use super::tempdir::{self, TempDir};
+use super::tempdir::TempDir;
 use crate::limits;
 
 /// Environment variables naming the file of `ctx_execute_file` (every language's
@@ -25,7 +26,9 @@ pub struct Sandbox {
     /// The environment children start from; `None` = this process's, read per call.
     base_env: Option<Vec<(OsString, OsString)>>,
     capture_max_bytes: usize,
-    background: Mutex<Vec<u32>>,
+    /// Where background runs write their logs; `None` when there is no data root.
+    background_root: Option<PathBuf>,
+    background: Mutex<Vec<Arc<BackgroundJob>>>,
 }
 
 /// One script to run.
@@ -104,8 +107,18 @@ impl Sandbox {
             runtimes,
             base_env: None,
             capture_max_bytes: limits::EXEC_CAPTURE_MAX_BYTES,
+            background_root: crate::paths::data_root()
+                .ok()
+                .map(|root| crate::paths::background_dir(&root)),
             background: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Background runs write their logs under `dir` (default: the data root's
+    /// `background/`).
+    pub fn with_background_root(mut self, dir: PathBuf) -> Sandbox {
+        self.background_root = Some(dir);
+        self
     }
 
     /// Children start from `env` instead of this process's environment (tests,
@@ -154,7 +167,7 @@ impl Sandbox {
                 env: env.clone(),
                 timeout: deadline.saturating_duration_since(Instant::now()),
                 capture_max_bytes: self.capture_max_bytes,
-                background_log_dir: None,
+                background_root: None,
             })
             .await?;
             if result.timed_out || result.exit_code != Some(0) {
@@ -164,11 +177,12 @@ impl Sandbox {
             }
         }
 
-        let log_dir = match request.background {
-            true => Some(
-                tempdir::create_private_dir("cm-bg-")
-                    .map_err(|e| SandboxError::Prepare(e.to_string()))?,
-            ),
+        let background_root = match request.background {
+            true => Some(self.background_root.clone().ok_or_else(|| {
+                SandboxError::Prepare(
+                    "background runs need a data root: set HOME or CONTEXT_MODE_DIR".into(),
+                )
+            })?),
             false => None,
         };
         let result = process::run(ProcessSpec {
@@ -177,43 +191,56 @@ impl Sandbox {
             env,
             timeout: deadline.saturating_duration_since(Instant::now()),
             capture_max_bytes: self.capture_max_bytes,
-            background_log_dir: log_dir.clone(),
+            background_root,
         })
-        .await;
-        let background = match (&result, log_dir) {
-            (Ok(r), Some(dir)) if r.backgrounded => {
-                self.lock_background().push(r.pid);
-                Some(BackgroundProcess {
-                    pid: r.pid,
-                    stdout_log: dir.join("stdout.log"),
-                    stderr_log: dir.join("stderr.log"),
-                })
+        .await?;
+        let background = result.background.clone().map(|job| {
+            self.lock_background().push(job.clone());
+            BackgroundProcess {
+                pid: job.tree.leader(),
+                stdout_log: job.stdout_log(),
+                stderr_log: job.stderr_log(),
             }
-            (_, Some(dir)) => {
-                let _ = std::fs::remove_dir_all(dir);
-                None
-            }
-            (_, None) => None,
-        };
-        Ok(outcome_from(result?, started, background))
+        });
+        Ok(outcome_from(result, started, background))
     }
 
-    /// Process ids (= group ids) of background processes started by this sandbox
-    /// that are still running.
+    /// Process ids (= group ids) of background runs started by this sandbox that
+    /// are still running.
     pub fn background_processes(&self) -> Vec<u32> {
         let mut list = self.lock_background();
-        list.retain(|pgid| process::group_alive(*pgid));
-        list.clone()
+        list.retain(|job| job.tree.any_alive());
+        list.iter().map(|job| job.tree.leader()).collect()
     }
 
-    /// SIGTERM to every background process group still running (server shutdown).
+    /// Stops every background run and everything it started (server exit: a
+    /// background run may outlive its call, never the server), and removes their
+    /// log directories. Blocks up to `EXEC_KILL_GRACE_MS`.
     pub fn terminate_background(&self) {
-        for pgid in self.lock_background().drain(..) {
-            process::signal_group(pgid, libc::SIGTERM);
+        let jobs: Vec<Arc<BackgroundJob>> = self.lock_background().drain(..).collect();
+        let trees: Vec<_> = jobs.iter().map(|job| job.tree.clone()).collect();
+        process::terminate_blocking(&trees);
+        for job in jobs {
+            if let Err(e) = std::fs::remove_dir_all(&job.dir)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!("could not remove {}: {e}", job.dir.display());
+            }
         }
     }
 
-    fn lock_background(&self) -> std::sync::MutexGuard<'_, Vec<u32>> {
+    /// Removes log directories left by servers that are gone (killed before they
+    /// could clean up).
+    pub fn remove_stale_background_dirs(&self) {
+        if let Some(root) = &self.background_root {
+            let removed = background::remove_stale_job_dirs(root);
+            if removed > 0 {
+                tracing::info!("removed {removed} stale background log directories");
+            }
+        }
+    }
+
+    fn lock_background(&self) -> std::sync::MutexGuard<'_, Vec<Arc<BackgroundJob>>> {
         self.background
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -316,13 +343,14 @@ fn outcome_from(
     started: Instant,
     background: Option<BackgroundProcess>,
 ) -> ExecOutcome {
+    let backgrounded = result.backgrounded();
     ExecOutcome {
         stdout: result.stdout,
         stderr: result.stderr,
         exit_code: result.exit_code,
         signal: result.signal,
         timed_out: result.timed_out,
-        backgrounded: result.backgrounded,
+        backgrounded,
         duration: started.elapsed(),
         stdout_total_bytes: result.stdout_total_bytes,
         stderr_total_bytes: result.stderr_total_bytes,

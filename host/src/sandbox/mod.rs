@@ -7,10 +7,14 @@
 //! - Each call gets a private temp dir (0700) holding the script, removed on every
 //!   way out; the runtime is spawned from an argument list with cwd = the project
 //!   (or a `cwd` inside it), stdin null, in its own process group ([`execute`]).
-//! - The deadline (`EXEC_TIMEOUT_MS`, lowered by `timeout`) kills the whole group:
-//!   SIGTERM, then SIGKILL after `EXEC_KILL_GRACE_MS`; partial output is kept.
-//!   With `background`, the group is left running and writes to log files
-//!   ([`process`]).
+//! - The deadline (`EXEC_TIMEOUT_MS`, lowered by `timeout`) stops every process
+//!   the run started, also those that left its group (`setsid`, double fork):
+//!   SIGTERM, then SIGKILL after `EXEC_KILL_GRACE_MS`; partial output is kept
+//!   ([`process`], [`tree`], ADR 0027).
+//! - With `background`, the run is left running at the deadline and writes
+//!   bounded logs (head + rolling tail) under `<data root>/background/`, removed
+//!   when its output ends; the server stops its background runs when it exits
+//!   ([`background`]).
 //! - Output is captured up to `EXEC_CAPTURE_MAX_BYTES` per stream, head and tail
 //!   ([`capture`]); the environment is the user's minus code-injection
 //!   variables ([`env`]).
@@ -26,6 +30,7 @@
 //!
 //! Unix only (process groups and signals).
 
+pub mod background;
 pub mod batch;
 pub mod capture;
 pub mod catalog;
@@ -37,6 +42,7 @@ pub mod params;
 pub mod process;
 pub mod source;
 pub mod tempdir;
+pub mod tree;
 
 #[cfg(test)]
 mod tests_languages;

@@ -1,22 +1,23 @@
 //! Runs one child process in its own process group, with a deadline, bounded
-//! output capture, and a kill of the whole group (SIGTERM, then SIGKILL after
-//! `EXEC_KILL_GRACE_MS`) when the deadline passes.
+//! output capture, and a stop of every process it started ([`ProcessTree`]:
+//! SIGTERM, then SIGKILL after `EXEC_KILL_GRACE_MS`) when the deadline passes.
 //!
 //! Async on tokio: the child is a `tokio::process::Child`, its stdout and stderr
-//! are drained by two tasks into [`Capture`]s, so nothing blocks a runtime thread.
+//! are drained by two tasks into [`Capture`]s (or, for a background run, into
+//! [`BoundedLog`]s), so nothing blocks a runtime thread.
 //!
 //! When the main process exits, output is drained until the pipes close. If
 //! processes it left behind still hold the pipes after `EXEC_DRAIN_AFTER_EXIT_MS`,
-//! the group is terminated (they would die of SIGPIPE on their next write
-//! anyway); leftovers that redirected their output (`nohup server >log &`) are
-//! left alone, as a user running that in a terminal would expect.
+//! the tree is stopped (they would die of SIGPIPE on their next write anyway);
+//! leftovers that redirected their output (`nohup server >log &`) are left alone
+//! unless they stayed in the group, as a user running that in a terminal would
+//! expect.
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::path::PathBuf;
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,8 +25,11 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep, timeout};
 
+use super::background::{self, BackgroundJob, BoundedLog};
 use super::capture::Capture;
 use super::error::SandboxError;
+use super::tempdir::TempDir;
+use super::tree::{self, ProcessTree};
 use crate::limits;
 
 /// What to run and how.
@@ -37,9 +41,10 @@ pub struct ProcessSpec {
     pub timeout: Duration,
     /// Bytes of stdout (and, separately, stderr) kept in memory.
     pub capture_max_bytes: usize,
-    /// `Some(dir)`: write output to `dir/stdout.log` and `dir/stderr.log` and
-    /// leave the process running at the deadline instead of killing it.
-    pub background_log_dir: Option<PathBuf>,
+    /// `Some(root)`: a background run. Output goes to bounded logs in a fresh
+    /// directory under `root`, and the process is left running at the deadline
+    /// instead of being stopped.
+    pub background_root: Option<PathBuf>,
 }
 
 /// How one child ended (or was left running).
@@ -50,22 +55,69 @@ pub struct ProcessResult {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
-    pub backgrounded: bool,
     pub stdout_total_bytes: u64,
     pub stderr_total_bytes: u64,
     /// Process id, which is also the process-group id.
     pub pid: u32,
+    /// Set when the run was left running in the background.
+    pub background: Option<Arc<BackgroundJob>>,
 }
 
-/// How long to wait for the output pipes once the group has been killed.
+impl ProcessResult {
+    pub fn backgrounded(&self) -> bool {
+        self.background.is_some()
+    }
+}
+
+/// How long to wait for the output pipes once the tree has been killed.
 const PIPE_CLOSE_WAIT: Duration = Duration::from_millis(200);
-/// Poll interval while waiting for a killed group to disappear.
-const GROUP_POLL: Duration = Duration::from_millis(10);
+/// Poll interval while waiting for a terminated tree to disappear.
+const TREE_POLL: Duration = Duration::from_millis(10);
 
 pub async fn run(spec: ProcessSpec) -> Result<ProcessResult, SandboxError> {
-    match spec.background_log_dir.clone() {
-        Some(dir) => run_to_files(spec, &dir).await,
-        None => run_with_pipes(spec).await,
+    let Some(root) = spec.background_root.clone() else {
+        let (stdout, stderr) = (
+            Capture::new(spec.capture_max_bytes),
+            Capture::new(spec.capture_max_bytes),
+        );
+        return run_to(spec, stdout, stderr, None).await;
+    };
+    let prepare = |e: std::io::Error| SandboxError::Prepare(e.to_string());
+    let dir = background::create_job_dir(&root).map_err(prepare)?;
+    let stdout = BoundedLog::create(dir.path().join("stdout.log")).map_err(prepare)?;
+    let stderr = BoundedLog::create(dir.path().join("stderr.log")).map_err(prepare)?;
+    run_to(spec, stdout, stderr, Some(dir)).await
+}
+
+/// Where a stream's bytes go: an in-memory capture, or a background log file.
+trait Sink: Send + 'static {
+    fn push(&mut self, bytes: &[u8]);
+    /// Called when no bytes came for `BACKGROUND_LOG_REWRITE_MS`, and at the end.
+    fn flush(&mut self) {}
+    fn render(&self) -> (String, u64);
+}
+
+impl Sink for Capture {
+    fn push(&mut self, bytes: &[u8]) {
+        Capture::push(self, bytes);
+    }
+
+    fn render(&self) -> (String, u64) {
+        (Capture::render(self), self.total_bytes())
+    }
+}
+
+impl Sink for BoundedLog {
+    fn push(&mut self, bytes: &[u8]) {
+        BoundedLog::push(self, bytes);
+    }
+
+    fn flush(&mut self) {
+        BoundedLog::flush(self);
+    }
+
+    fn render(&self) -> (String, u64) {
+        (BoundedLog::render(self), self.total_bytes())
     }
 }
 
@@ -83,8 +135,14 @@ fn command(spec: &ProcessSpec) -> Result<tokio::process::Command, SandboxError> 
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(false);
+    // SAFETY: the closure runs between fork and exec and only makes one syscall.
+    unsafe {
+        command.pre_exec(tree::become_subreaper);
+    }
     Ok(command)
 }
 
@@ -96,24 +154,39 @@ fn spawn_error(spec: &ProcessSpec, e: std::io::Error) -> SandboxError {
     }
 }
 
-async fn run_with_pipes(spec: ProcessSpec) -> Result<ProcessResult, SandboxError> {
-    let mut command = command(&spec)?;
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().map_err(|e| spawn_error(&spec, e))?;
+/// Runs the child with its output pumped into `stdout` / `stderr`. With a
+/// `background_dir`, a child still running at the deadline is left running, its
+/// pumps and the directory handed to a task that removes the directory when the
+/// output ends.
+async fn run_to<S: Sink>(
+    spec: ProcessSpec,
+    stdout: S,
+    stderr: S,
+    background_dir: Option<TempDir>,
+) -> Result<ProcessResult, SandboxError> {
+    let mut child = command(&spec)?.spawn().map_err(|e| spawn_error(&spec, e))?;
     let pid = child.id().unwrap_or(0);
-    let mut guard = GroupGuard::new(pid);
+    let pipe_inodes = [
+        child.stdout.as_ref().map(|p| p.as_raw_fd()),
+        child.stderr.as_ref().map(|p| p.as_raw_fd()),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(tree::pipe_inode)
+    .collect();
+    let tree = Arc::new(ProcessTree::new(pid, pipe_inodes));
+    let mut guard = KillOnDrop::new(tree.clone());
 
-    let stdout_capture = Arc::new(Mutex::new(Capture::new(spec.capture_max_bytes)));
-    let stderr_capture = Arc::new(Mutex::new(Capture::new(spec.capture_max_bytes)));
+    let sinks = [Arc::new(Mutex::new(stdout)), Arc::new(Mutex::new(stderr))];
     let mut pumps = [
         child
             .stdout
             .take()
-            .map(|r| tokio::spawn(pump(r, stdout_capture.clone()))),
+            .map(|r| tokio::spawn(pump(r, sinks[0].clone()))),
         child
             .stderr
             .take()
-            .map(|r| tokio::spawn(pump(r, stderr_capture.clone()))),
+            .map(|r| tokio::spawn(pump(r, sinks[1].clone()))),
     ];
 
     let deadline = Instant::now() + spec.timeout;
@@ -122,17 +195,34 @@ async fn run_with_pipes(spec: ProcessSpec) -> Result<ProcessResult, SandboxError
         _ = tokio::time::sleep_until(deadline) => None,
     };
     let timed_out = exited.is_none();
-    let status = match exited {
-        Some(status) => {
+    let mut background = None;
+    let status = match (exited, background_dir) {
+        (Some(status), _) => {
             let drain = Duration::from_millis(limits::EXEC_DRAIN_AFTER_EXIT_MS);
             if !wait_pumps(&mut pumps, drain).await {
-                terminate_group(pid, &mut child).await;
+                terminate(&tree, &mut child).await;
                 wait_pumps(&mut pumps, PIPE_CLOSE_WAIT).await;
             }
             Some(status)
         }
-        None => {
-            terminate_group(pid, &mut child).await;
+        (None, Some(dir)) => {
+            let job = Arc::new(BackgroundJob {
+                tree: tree.clone(),
+                dir: dir.path().to_path_buf(),
+            });
+            background = Some(job);
+            let pumps = std::mem::take(&mut pumps);
+            tokio::spawn(async move {
+                let _ = child.wait().await;
+                for pump in pumps.into_iter().flatten() {
+                    let _ = pump.await;
+                }
+                drop(dir);
+            });
+            None
+        }
+        (None, None) => {
+            terminate(&tree, &mut child).await;
             wait_pumps(&mut pumps, PIPE_CLOSE_WAIT).await;
             timeout(PIPE_CLOSE_WAIT, child.wait())
                 .await
@@ -145,70 +235,32 @@ async fn run_with_pipes(spec: ProcessSpec) -> Result<ProcessResult, SandboxError
     }
     guard.disarm();
 
-    let (stdout, stdout_total_bytes) = render(&stdout_capture);
-    let (stderr, stderr_total_bytes) = render(&stderr_capture);
+    let (stdout, stdout_total_bytes) = lock(&sinks[0]).render();
+    let (stderr, stderr_total_bytes) = lock(&sinks[1]).render();
     Ok(ProcessResult {
         stdout,
         stderr,
         exit_code: status.and_then(|s| s.code()),
         signal: status.and_then(|s| s.signal()),
         timed_out,
-        backgrounded: false,
         stdout_total_bytes,
         stderr_total_bytes,
         pid,
+        background,
     })
 }
 
-/// Output to files so a process left running never blocks on a full pipe and its
-/// log stays readable after the call.
-async fn run_to_files(spec: ProcessSpec, dir: &Path) -> Result<ProcessResult, SandboxError> {
-    let prepare = |e: std::io::Error| SandboxError::Prepare(e.to_string());
-    let stdout_path = dir.join("stdout.log");
-    let stderr_path = dir.join("stderr.log");
-    let mut command = command(&spec)?;
-    command
-        .stdout(File::create(&stdout_path).map_err(prepare)?)
-        .stderr(File::create(&stderr_path).map_err(prepare)?);
-    let mut child = command.spawn().map_err(|e| spawn_error(&spec, e))?;
-    let pid = child.id().unwrap_or(0);
-    let mut guard = GroupGuard::new(pid);
-
-    let exited = tokio::select! {
-        status = child.wait() => status.ok(),
-        _ = sleep(spec.timeout) => None,
-    };
-    guard.disarm();
-    let backgrounded = exited.is_none();
-    if backgrounded {
-        // Reap it whenever it ends; it keeps running in its own group meanwhile.
-        tokio::spawn(async move {
-            let _ = child.wait().await;
-        });
-    }
-    let (stdout, stdout_total_bytes) = read_bounded(&stdout_path, spec.capture_max_bytes);
-    let (stderr, stderr_total_bytes) = read_bounded(&stderr_path, spec.capture_max_bytes);
-    Ok(ProcessResult {
-        stdout,
-        stderr,
-        exit_code: exited.and_then(|s: ExitStatus| s.code()),
-        signal: exited.and_then(|s| s.signal()),
-        timed_out: backgrounded,
-        backgrounded,
-        stdout_total_bytes,
-        stderr_total_bytes,
-        pid,
-    })
-}
-
-async fn pump<R: AsyncRead + Unpin>(mut reader: R, capture: Arc<Mutex<Capture>>) {
+async fn pump<R: AsyncRead + Unpin, S: Sink>(mut reader: R, sink: Arc<Mutex<S>>) {
     let mut buf = vec![0u8; 64 * 1024];
+    let idle = Duration::from_millis(limits::BACKGROUND_LOG_REWRITE_MS);
     loop {
-        match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => lock(&capture).push(&buf[..n]),
+        match timeout(idle, reader.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => lock(&sink).push(&buf[..n]),
+            Err(_) => lock(&sink).flush(),
         }
     }
+    lock(&sink).flush();
 }
 
 /// Whether both pumps reached end-of-file within `limit`; a finished pump's
@@ -225,61 +277,43 @@ async fn wait_pumps(pumps: &mut [Option<JoinHandle<()>>; 2], limit: Duration) ->
     timeout(limit, all_finished).await.is_ok()
 }
 
-fn lock(capture: &Mutex<Capture>) -> std::sync::MutexGuard<'_, Capture> {
-    capture
-        .lock()
+fn lock<T>(sink: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    sink.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn render(capture: &Mutex<Capture>) -> (String, u64) {
-    let capture = lock(capture);
-    (capture.render(), capture.total_bytes())
-}
-
-/// Head and tail of a log file, without reading the middle of a huge one.
-fn read_bounded(path: &Path, max_bytes: usize) -> (String, u64) {
-    let mut capture = Capture::new(max_bytes);
-    let Ok(mut file) = File::open(path) else {
-        return (String::new(), 0);
-    };
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let half = (max_bytes / 2) as u64;
-    let read_range = |file: &mut File, len: u64, capture: &mut Capture| {
-        let mut buf = Vec::new();
-        let _ = file.take(len).read_to_end(&mut buf);
-        capture.push(&buf);
-    };
-    if size <= max_bytes as u64 {
-        read_range(&mut file, size, &mut capture);
-    } else {
-        read_range(&mut file, half, &mut capture);
-        let tail_len = max_bytes as u64 - half;
-        if file.seek(SeekFrom::Start(size - tail_len)).is_ok() {
-            capture.count_skipped(size - tail_len - half);
-            read_range(&mut file, tail_len, &mut capture);
-        }
-    }
-    (capture.render(), capture.total_bytes())
-}
-
-/// SIGTERM to the group, then SIGKILL if anything of it is still alive after
-/// `EXEC_KILL_GRACE_MS`. Reaps the leader meanwhile.
-async fn terminate_group(pgid: u32, child: &mut tokio::process::Child) {
-    if !signal_group(pgid, libc::SIGTERM) {
-        return;
-    }
+/// SIGTERM to the whole tree, then [`ProcessTree::kill_all`] if anything of it is
+/// still alive after `EXEC_KILL_GRACE_MS`. Reaps the leader meanwhile.
+async fn terminate(tree: &ProcessTree, child: &mut tokio::process::Child) {
+    tree.signal_all(libc::SIGTERM);
     let deadline = Instant::now() + Duration::from_millis(limits::EXEC_KILL_GRACE_MS);
     loop {
         let _ = child.try_wait();
-        if !group_alive(pgid) {
+        if !tree.any_alive() {
             return;
         }
         if Instant::now() >= deadline {
-            signal_group(pgid, libc::SIGKILL);
+            tree.kill_all();
             let _ = timeout(PIPE_CLOSE_WAIT, child.wait()).await;
             return;
         }
-        sleep(GROUP_POLL).await;
+        sleep(TREE_POLL).await;
+    }
+}
+
+/// The same for several trees at once, blocking (server exit, where no runtime
+/// may be left to poll on).
+pub fn terminate_blocking(trees: &[Arc<ProcessTree>]) {
+    for tree in trees {
+        tree.signal_all(libc::SIGTERM);
+    }
+    let deadline = std::time::Instant::now() + Duration::from_millis(limits::EXEC_KILL_GRACE_MS);
+    while trees.iter().any(|t| t.any_alive()) {
+        if std::time::Instant::now() >= deadline {
+            trees.iter().for_each(|t| t.kill_all());
+            return;
+        }
+        std::thread::sleep(TREE_POLL);
     }
 }
 
@@ -296,54 +330,16 @@ pub fn signal_group(pgid: u32, signal: i32) -> bool {
     unsafe { libc::killpg(pgid, signal) == 0 }
 }
 
-/// Whether any process of the group is still running (zombies don't count: a
-/// container's init may never reap them).
-pub fn group_alive(pgid: u32) -> bool {
-    if !signal_group(pgid, 0) {
-        return false;
-    }
-    if cfg!(target_os = "linux") {
-        return live_members_in_proc(pgid);
-    }
-    true
-}
-
-fn live_members_in_proc(pgid: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return true;
-    };
-    entries.filter_map(Result::ok).any(|entry| {
-        let name = entry.file_name();
-        let Some(name) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            return false;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{name}/stat")) else {
-            return false;
-        };
-        // Fields after the parenthesised command: state ppid pgrp …
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            return false;
-        };
-        let mut fields = after.split_whitespace();
-        let state = fields.next().unwrap_or("Z");
-        let group = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
-        group == Some(pgid) && state != "Z" && state != "X"
-    })
-}
-
-/// Kills the group with SIGKILL if the call is abandoned midway (its future
-/// dropped), so a cancelled request leaves nothing running.
-struct GroupGuard {
-    pgid: u32,
+/// Kills the whole tree if the call is abandoned midway (its future dropped), so
+/// a cancelled request leaves nothing running.
+struct KillOnDrop {
+    tree: Arc<ProcessTree>,
     armed: bool,
 }
 
-impl GroupGuard {
-    fn new(pgid: u32) -> GroupGuard {
-        GroupGuard { pgid, armed: true }
+impl KillOnDrop {
+    fn new(tree: Arc<ProcessTree>) -> KillOnDrop {
+        KillOnDrop { tree, armed: true }
     }
 
     fn disarm(&mut self) {
@@ -351,10 +347,10 @@ impl GroupGuard {
     }
 }
 
-impl Drop for GroupGuard {
+impl Drop for KillOnDrop {
     fn drop(&mut self) {
         if self.armed {
-            signal_group(self.pgid, libc::SIGKILL);
+            self.tree.kill_all();
         }
     }
 }

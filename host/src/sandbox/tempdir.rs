@@ -1,4 +1,5 @@
-//! Private directories (mode 0700) under the system temp dir.
+//! Private directories (mode 0700): per-call work dirs under the system temp dir,
+//! removed on drop.
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,11 @@ pub struct TempDir {
 impl TempDir {
     pub fn new(prefix: &str) -> std::io::Result<TempDir> {
         create_private_dir(prefix).map(|path| TempDir { path })
+    }
+
+    /// Takes over removal of an existing directory.
+    pub fn adopt(path: PathBuf) -> TempDir {
+        TempDir { path }
     }
 
     pub fn path(&self) -> &Path {

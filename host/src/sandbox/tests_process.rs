@@ -6,15 +6,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::process::group_alive;
+use super::tree::group_alive;
 use super::{
     BatchCommand, BatchOptions, CommandStatus, ExecOutcome, ExecRequest, Runtimes, Sandbox,
     render_markdown,
 };
 use crate::limits;
 
+/// Background logs go to the temp dir, never to the user's data root.
 fn sandbox() -> Sandbox {
     Sandbox::new(Arc::new(Runtimes::detect()))
+        .with_background_root(std::env::temp_dir().join("cm-test-background"))
 }
 
 async fn run(
@@ -232,6 +234,29 @@ async fn an_abandoned_call_kills_its_group_and_removes_its_temp_dir() {
             "temp dir {} left behind",
             dir.display()
         );
+    }
+}
+
+/// The drop path (a cancelled request) reaches processes that left the group too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_call_kills_descendants_that_left_the_group() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let marker = unique_sleep();
+    let code = format!("( setsid sleep {marker} >/dev/null 2>&1 & )\nsleep {marker}");
+    let sandbox = sandbox();
+    let call = run(&sandbox, project.path(), "shell", &code, 30_000, false);
+    let abandoned = tokio::time::timeout(Duration::from_millis(800), call).await;
+    assert!(
+        abandoned.is_err(),
+        "the call should still have been running"
+    );
+    let waited = Instant::now();
+    while !live_processes_with(&marker).is_empty() {
+        assert!(
+            waited.elapsed() < Duration::from_secs(5),
+            "a setsid grandchild survived the abandoned call"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 

@@ -103,7 +103,8 @@ impl Service {
         let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)))
             .map_err(|e| e.to_string());
         Service {
-            sandbox: Sandbox::new(Arc::new(Runtimes::detect())),
+            sandbox: Sandbox::new(Arc::new(Runtimes::detect()))
+                .with_background_root(crate::paths::background_dir(&root)),
             flood: FloodGuard::from_env(),
             root,
             project_dir,
@@ -169,6 +170,7 @@ impl Service {
 
     /// Server start-up chores that must not delay the handshake.
     pub fn start_up_cleanup(&self) {
+        self.sandbox.remove_stale_background_dirs();
         let Ok(mut store) = self.store() else { return };
         if let Err(err) = store.cleanup_older_than(crate::limits::CONTENT_MAX_AGE_DAYS) {
             tracing::warn!("cleanup of old content failed: {err}");
