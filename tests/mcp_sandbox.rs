@@ -738,7 +738,7 @@ fn cm_bg_dirs(tmp: &Path) -> Vec<PathBuf> {
 const BACKGROUND_LOG_BOUND_BYTES: u64 = 2 * 1024 * 1024 + 100;
 
 #[test]
-fn background_output_is_a_bounded_log_under_the_data_root_removed_when_it_ends() {
+fn background_output_is_a_bounded_log_under_the_data_root_kept_until_the_server_exits() {
     let sandbox = Sandbox::new();
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut command = sandbox.cm();
@@ -774,12 +774,26 @@ fn background_output_is_a_bounded_log_under_the_data_root_removed_when_it_ends()
 
     sandbox.write("release", b"");
     let dir = log.parent().expect("log dir").to_path_buf();
+    // Once the run has ended, its log is still there to read (a crashed dev server's
+    // last words are what the agent needs)...
+    let (reply, _) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "sleep 0.5; echo waited"}),
+    );
+    assert!(reply.contains("waited"), "{reply}");
+    let text = std::fs::read_to_string(&log).expect("log of a finished run");
     assert!(
-        eventually(|| !dir.exists()),
-        "{} was not removed after the process ended",
+        text.ends_with("END-OF-OUTPUT\n"),
+        "{:?}",
+        &text[text.len() - 20..]
+    );
+    // ...and the server removes it when it exits.
+    assert!(client.close().success());
+    assert!(
+        !dir.exists(),
+        "{} was not removed at server exit",
         dir.display()
     );
-    assert!(client.close().success());
 }
 
 /// Starts `code` with `background: true`; returns the pid it wrote into `pid_name`

@@ -221,3 +221,7 @@ pub const BACKGROUND_LOG_TAIL_BYTES: usize = 1024 * 1024;
 pub const BACKGROUND_LOG_REWRITE_MS: u64 = 250;
 /// Directory under the data root that holds the logs of background runs.
 pub const BACKGROUND_DIR_NAME: &str = "background";
+/// Logs of finished background runs a server keeps readable (each at most
+/// BACKGROUND_LOG_HEAD_BYTES + BACKGROUND_LOG_TAIL_BYTES); older ones are removed
+/// when a new run starts, the rest at server exit.
+pub const BACKGROUND_FINISHED_LOGS_KEPT: usize = 8;

@@ -5,10 +5,11 @@
 //! Output reaches them through pipes drained by the server, so a log keeps the
 //! first `BACKGROUND_LOG_HEAD_BYTES` and a rolling tail of
 //! `BACKGROUND_LOG_TAIL_BYTES` (like the foreground capture) and a run printing
-//! gigabytes costs a bounded file. The directory is removed when the run's output
-//! ends (the run and everything holding its output exited, or was stopped), when
-//! the server stops it at exit, and at the next server start when the server that
-//! owned it is gone (killed before it could clean up).
+//! gigabytes costs a bounded file. The directory outlives the run, so the agent can
+//! still read why a dev server died; it is removed when more than
+//! `BACKGROUND_FINISHED_LOGS_KEPT` finished runs are kept (oldest first), when the
+//! server exits, and at the next server start when the server that owned it is gone
+//! (killed before it could clean up).
 
 use std::fs::File;
 use std::io::Write;

@@ -195,7 +195,10 @@ impl Sandbox {
         })
         .await?;
         let background = result.background.clone().map(|job| {
-            self.lock_background().push(job.clone());
+            let mut jobs = self.lock_background();
+            remove_oldest_finished(&mut jobs, limits::BACKGROUND_FINISHED_LOGS_KEPT);
+            jobs.push(job.clone());
+            drop(jobs);
             BackgroundProcess {
                 pid: job.tree.leader(),
                 stdout_log: job.stdout_log(),
@@ -208,9 +211,11 @@ impl Sandbox {
     /// Process ids (= group ids) of background runs started by this sandbox that
     /// are still running.
     pub fn background_processes(&self) -> Vec<u32> {
-        let mut list = self.lock_background();
-        list.retain(|job| job.tree.any_alive());
-        list.iter().map(|job| job.tree.leader()).collect()
+        let list = self.lock_background();
+        list.iter()
+            .filter(|job| job.tree.any_alive())
+            .map(|job| job.tree.leader())
+            .collect()
     }
 
     /// Stops every background run and everything it started (server exit: a
@@ -287,6 +292,25 @@ impl Sandbox {
 }
 
 /// `EXEC_TIMEOUT_MS` unless the caller asks for less.
+/// Drops the oldest finished background runs (and their log directories) until at
+/// most `keep` finished ones remain; running ones are never touched.
+fn remove_oldest_finished(jobs: &mut Vec<Arc<BackgroundJob>>, keep: usize) {
+    let finished = jobs.iter().filter(|job| !job.tree.any_alive()).count();
+    let mut excess = finished.saturating_sub(keep);
+    jobs.retain(|job| {
+        if excess == 0 || job.tree.any_alive() {
+            return true;
+        }
+        excess -= 1;
+        if let Err(e) = std::fs::remove_dir_all(&job.dir)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!("could not remove {}: {e}", job.dir.display());
+        }
+        false
+    });
+}
+
 pub fn effective_timeout(timeout_ms: Option<u64>) -> Duration {
     let max = limits::EXEC_TIMEOUT_MS;
     Duration::from_millis(timeout_ms.filter(|t| *t > 0).map_or(max, |t| t.min(max)))
@@ -362,6 +386,42 @@ fn outcome_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::tree::ProcessTree;
+
+    #[test]
+    fn only_the_oldest_finished_background_logs_are_removed() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let mut running = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let mut exited = std::process::Command::new("true").spawn().expect("true");
+        exited.wait().expect("wait");
+        let job = |name: &str, pid: u32| {
+            let dir = root.path().join(name);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            Arc::new(BackgroundJob {
+                tree: Arc::new(ProcessTree::new(pid, Vec::new())),
+                dir,
+            })
+        };
+        let mut jobs = vec![
+            job("old", exited.id()),
+            job("live", running.id()),
+            job("mid", exited.id()),
+            job("new", exited.id()),
+        ];
+        remove_oldest_finished(&mut jobs, 2);
+        let left: Vec<_> = jobs.iter().map(|j| j.dir.clone()).collect();
+        assert_eq!(
+            left,
+            ["live", "mid", "new"].map(|n| root.path().join(n)).to_vec()
+        );
+        assert!(!root.path().join("old").exists());
+        assert!(root.path().join("live").exists());
+        let _ = running.kill();
+        let _ = running.wait();
+    }
 
     #[test]
     fn timeout_is_lowered_never_raised() {

@@ -156,8 +156,9 @@ fn spawn_error(spec: &ProcessSpec, e: std::io::Error) -> SandboxError {
 
 /// Runs the child with its output pumped into `stdout` / `stderr`. With a
 /// `background_dir`, a child still running at the deadline is left running, its
-/// pumps and the directory handed to a task that removes the directory when the
-/// output ends.
+/// pumps handed to a task. The directory outlives the run, so the agent can read
+/// the log of a server that crashed; the sandbox removes it (server exit, or when
+/// too many finished logs are kept).
 async fn run_to<S: Sink>(
     spec: ProcessSpec,
     stdout: S,
@@ -217,7 +218,7 @@ async fn run_to<S: Sink>(
                 for pump in pumps.into_iter().flatten() {
                     let _ = pump.await;
                 }
-                drop(dir);
+                let _ = dir.keep();
             });
             None
         }

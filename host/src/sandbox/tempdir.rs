@@ -46,6 +46,12 @@ impl TempDir {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Hands removal over to the caller: the directory outlives this guard.
+    pub fn keep(self) -> PathBuf {
+        let this = std::mem::ManuallyDrop::new(self);
+        this.path.clone()
+    }
 }
 
 impl Drop for TempDir {
