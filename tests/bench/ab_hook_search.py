@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Interleaved A/B of two `cm` binaries: whole-process hook latency and ctx_search latency.
+"""Interleaved A/B of two `cm` binaries: whole-process hook latency, ctx_search latency and a
+trivial shell ctx_execute round trip.
 
 The bench machine's speed drifts by up to 40 % within an hour, so the two binaries are never
 timed in separate runs: every round runs each hook payload once with A and once with B (order
@@ -10,7 +11,8 @@ alternating per round), and every search round sends the same query to A's serve
 Each binary gets its own throw-away HOME, data root and project (the same files), a live
 `cm serve` (so redirects are issued) and a warm `.cwasm` cache. Hooks: five Claude Code golden
 payloads from tests/golden/claude-code/. Search: every committed fixture of tests/fixtures/
-indexed through ctx_index, then mixed queries through ctx_search. Prints markdown tables.
+indexed through ctx_index, then mixed queries through ctx_search. Execute: `echo hi` in shell
+through ctx_execute. Prints markdown tables.
 """
 
 import argparse
@@ -94,6 +96,13 @@ class Side:
         assert "result" in reply and not reply["result"].get("isError"), reply
         return elapsed
 
+    def execute_ms(self):
+        start = time.perf_counter()
+        reply = self.tool("ctx_execute", {"language": "shell", "code": "echo hi"})
+        elapsed = (time.perf_counter() - start) * 1000
+        assert "hi" in reply["result"]["content"][0]["text"], reply
+        return elapsed
+
     def close(self):
         self.server.stdin.close()
         self.server.wait(timeout=10)
@@ -145,6 +154,14 @@ def main():
             order = sides if i % 2 == 0 else sides[::-1]
             for side in order:
                 searches[side.label].append(side.search_ms(q))
+        executes = {s.label: [] for s in sides}
+        for side in sides:  # warm-up: runtime detection, first spawn
+            for _ in range(5):
+                side.execute_ms()
+        for i in range(args.searches):
+            order = sides if i % 2 == 0 else sides[::-1]
+            for side in order:
+                executes[side.label].append(side.execute_ms())
         for side in sides:
             side.close()
 
@@ -163,6 +180,9 @@ def main():
         print("|---|---|---|---|---|---|")
         pa, pb = statistics.median(a), statistics.median(b)
         print(f"| one query, limit 3 | {pa:.2f} | {pb:.2f} | {p(a, .9):.2f} | {p(b, .9):.2f} | {pb / pa:.2f} |")
+        a, b = executes["A"], executes["B"]
+        pa, pb = statistics.median(a), statistics.median(b)
+        print(f"| ctx_execute shell `echo hi` | {pa:.2f} | {pb:.2f} | {p(a, .9):.2f} | {p(b, .9):.2f} | {pb / pa:.2f} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
