@@ -51,6 +51,15 @@ fn unique_sleep() -> String {
 }
 
 /// Live (non-zombie) processes whose command line contains `marker`.
+/// Waits (bounded) until no live process names `marker`; fails with `what` otherwise.
+async fn gone_within_5s(marker: &str, what: &str) {
+    let waited = Instant::now();
+    while !live_processes_with(marker).is_empty() {
+        assert!(waited.elapsed() < Duration::from_secs(5), "{what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn live_processes_with(marker: &str) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -214,14 +223,7 @@ async fn an_abandoned_call_kills_its_group_and_removes_its_temp_dir() {
         abandoned.is_err(),
         "the call should still have been running"
     );
-    let waited = Instant::now();
-    while !live_processes_with(&marker).is_empty() {
-        assert!(
-            waited.elapsed() < Duration::from_secs(5),
-            "abandoned process survived"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    gone_within_5s(&marker, "abandoned process survived").await;
     let leaked: Vec<PathBuf> = exec_dirs(&temp_root)
         .into_iter()
         .filter(|d| !before.contains(d))
@@ -250,14 +252,7 @@ async fn an_abandoned_call_kills_descendants_that_left_the_group() {
         abandoned.is_err(),
         "the call should still have been running"
     );
-    let waited = Instant::now();
-    while !live_processes_with(&marker).is_empty() {
-        assert!(
-            waited.elapsed() < Duration::from_secs(5),
-            "a setsid grandchild survived the abandoned call"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    gone_within_5s(&marker, "a setsid grandchild survived the abandoned call").await;
 }
 
 fn exec_dirs(root: &Path) -> Vec<PathBuf> {
