@@ -49,21 +49,31 @@ fn a_malformed_line_gets_an_error_not_a_crash() {
     assert!(listed["tools"].is_array(), "server still answers: {listed}");
 }
 
+/// An agent ends its session with SIGTERM (Claude Code: SIGINT, then SIGTERM, then SIGKILL
+/// a few seconds apart): the server must leave on each, marker removed, exit status 0.
 #[test]
-fn sigterm_removes_the_marker() {
-    let sandbox = Sandbox::new();
-    let client = sandbox.live_server();
-    assert_eq!(markers(&sandbox), 1);
-    let pid = client.pid();
-    // SAFETY: sending SIGTERM to our own child.
-    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while markers(&sandbox) > 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "marker left behind after SIGTERM"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
+fn sigterm_and_sigint_remove_the_marker_and_end_the_server() {
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        for _ in 0..5 {
+            let sandbox = Sandbox::new();
+            let mut client = sandbox.live_server();
+            assert_eq!(markers(&sandbox), 1);
+            // SAFETY: sending a signal to our own child.
+            unsafe { libc::kill(client.pid() as i32, signal) };
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            let status = loop {
+                if let Some(status) = client.try_wait() {
+                    break status;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "cm serve still runs 10 s after signal {signal}"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            assert!(status.success(), "signal {signal}: {status:?}");
+            assert_eq!(markers(&sandbox), 0, "marker left behind after {signal}");
+        }
     }
 }
 

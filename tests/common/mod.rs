@@ -247,6 +247,11 @@ impl McpClient {
         self.child.id()
     }
 
+    /// The server's exit status if it has exited, without waiting.
+    pub fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().expect("try_wait")
+    }
+
     /// Closes stdin and waits for the server to exit on its own.
     pub fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());

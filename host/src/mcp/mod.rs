@@ -57,15 +57,26 @@ pub fn serve() -> anyhow::Result<()> {
             .map_err(|e| tracing::warn!("cannot write readiness marker: {e}"))
             .ok();
         let cancel = running.cancellation_token();
-        tokio::spawn(async move {
-            wait_for_termination().await;
-            cancel.cancel();
-        });
-        let quit = running.waiting().await;
+        let waiting = running.waiting();
+        tokio::pin!(waiting);
+        let (quit, signalled) = tokio::select! {
+            quit = &mut waiting => (Some(quit), false),
+            _ = wait_for_termination() => {
+                cancel.cancel();
+                // The service loop may wait on the stdin reader, which sits in a blocking
+                // read nothing can interrupt: give it a moment, then leave without it.
+                let grace = std::time::Duration::from_millis(crate::limits::SERVE_EXIT_GRACE_MS);
+                (tokio::time::timeout(grace, &mut waiting).await.ok(), true)
+            }
+        };
         drop(marker);
         service.terminate_background();
-        if let Err(err) = quit {
+        if let Some(Err(err)) = quit {
             tracing::warn!("server task ended abnormally: {err}");
+        }
+        if signalled {
+            // Dropping the runtime would wait for that blocked stdin thread.
+            std::process::exit(0);
         }
         Ok(())
     })
