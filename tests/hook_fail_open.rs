@@ -242,7 +242,7 @@ fn a_failing_policy_does_not_switch_off_the_built_in_rules() {
     assert_eq!(output.status.code(), Some(0));
     let reply: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON reply");
     assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
-    // The user's deny is decided before any installed policy is asked (ADR 0025).
+    // The user's deny is decided before any installed policy is asked (ADR 0013).
     assert!(
         sandbox.hook_errors().is_empty(),
         "{:?}",

@@ -1,6 +1,6 @@
 //! JSON-RPC framing of a real `cm serve`, byte for byte: every line that names a
 //! request id gets exactly one reply with that id, notifications get none, stdout
-//! carries nothing but JSON objects, and the server keeps serving (ADR 26).
+//! carries nothing but JSON objects, and the server keeps serving (ADR 14).
 
 mod common;
 

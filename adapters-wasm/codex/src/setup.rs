@@ -9,7 +9,7 @@
 //!
 //! `CODEX_HOME` moves `~/.codex`: the files are named `{env:CODEX_HOME|~/.codex}/…`,
 //! which the host resolves (the variable is declared in the descriptor's `env-vars`;
-//! see docs/adr/0020).
+//! see docs/adr/0008).
 
 use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;

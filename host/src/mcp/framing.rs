@@ -1,6 +1,6 @@
 //! One incoming line → one decision: deliver a message to rmcp's service loop, or
 //! answer it here. Pure (no I/O), so the "every request answered" rule is unit- and
-//! property-tested against this function alone (ADR 26).
+//! property-tested against this function alone (ADR 14).
 //!
 //! - A line that names a request id always gets one reply with that id: either rmcp
 //!   answers the delivered request, or this module returns the error to write.
@@ -242,7 +242,7 @@ fn decode_without_id(text: &str, envelope: &Envelope<'_>) -> Result<Decoded, Rej
     }
 }
 
-/// A `tools/call` request decoded straight into rmcp's typed request (ADR 21): the
+/// A `tools/call` request decoded straight into rmcp's typed request (ADR 9): the
 /// argument is copied once instead of through serde's buffered untagged decoding.
 fn tool_call(raw_id: &RawValue, params: Option<&RawValue>) -> Result<Decoded, serde_json::Error> {
     let id: RequestId = serde_json::from_str(raw_id.get())?;

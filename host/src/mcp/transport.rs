@@ -5,9 +5,9 @@
 //! tree and clones it on the way down: three or four copies of a 5 MB
 //! `ctx_index` argument (measured: about 15 % of the server's CPU for that call).
 //! This transport reads `tools/call` requests straight into rmcp's typed
-//! request (one copy, ADR 21). What each line is, and which lines the transport
+//! request (one copy, ADR 9). What each line is, and which lines the transport
 //! answers itself so that no request id goes unanswered, is decided in
-//! [`super::framing`] (ADR 26). Over-long lines are dropped and answered.
+//! [`super::framing`] (ADR 14). Over-long lines are dropped and answered.
 
 use std::sync::Arc;
 

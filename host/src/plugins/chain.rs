@@ -1,4 +1,4 @@
-//! The routing-policy chain of one hook call or one ctx tool call (ADR 0025).
+//! The routing-policy chain of one hook call or one ctx tool call (ADR 0013).
 //!
 //! The built-in policy is asked first: its verdict carries the user's permission rules,
 //! and a denial there is final, whatever an installed policy would say. Installed

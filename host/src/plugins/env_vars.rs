@@ -1,5 +1,5 @@
 //! Which environment variables an adapter may ask for in its descriptor's `env-vars`
-//! (ADR 0025). The host hands `parse` the values of exactly those variables, so the
+//! (ADR 0013). The host hands `parse` the values of exactly those variables, so the
 //! list is a grant: only names that mark a host or point at its directories, never a
 //! name shaped like a secret. Checked at `cm plugin add` and again whenever an adapter
 //! is described for use, so a plugin installed before this rule, or copied in by hand,
@@ -45,7 +45,7 @@ pub fn check(adapter_id: &str, names: &[String]) -> Result<(), PluginError> {
         None => Ok(()),
         Some((name, why)) => Err(PluginError::Invalid(format!(
             "{adapter_id} asks for the environment variable {name}, which {why}; an adapter \
-             may read only host markers and paths (docs/adr/0025-plugin-trust.md)"
+             may read only host markers and paths (docs/adr/0013-plugin-trust.md)"
         ))),
     }
 }

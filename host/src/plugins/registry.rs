@@ -185,7 +185,7 @@ impl Registry {
         let label = file.display().to_string();
         let (id, version, env_vars) = match kind {
             PluginKind::Adapter => {
-                // describe refuses env-vars outside the rule (ADR 0025).
+                // describe refuses env-vars outside the rule (ADR 0013).
                 let d = Adapter::instantiate(engine, &component, &label)?.describe()?;
                 (d.id, d.version, d.env_vars)
             }

@@ -10,7 +10,7 @@
 //! - The deadline (`EXEC_TIMEOUT_MS`, lowered by `timeout`) stops every process
 //!   the run started, also those that left its group (`setsid`, double fork):
 //!   SIGTERM, then SIGKILL after `EXEC_KILL_GRACE_MS`; partial output is kept
-//!   ([`process`], [`tree`], ADR 0027).
+//!   ([`process`], [`tree`], ADR 0015).
 //! - With `background`, the run is left running at the deadline and writes
 //!   bounded logs (head + rolling tail) under `<data root>/background/`, removed
 //!   when its output ends; the server stops its background runs when it exits

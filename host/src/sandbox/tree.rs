@@ -1,4 +1,4 @@
-//! Every process one sandboxed run started, wherever it moved (ADR 0027).
+//! Every process one sandboxed run started, wherever it moved (ADR 0015).
 //!
 //! A script's children can leave its process group (`setsid`, `setpgid`) and its
 //! parentage (double fork), so killing the group is not enough. The run's first

@@ -1,4 +1,4 @@
-//! The chunk indexes' own database files (ADR 22).
+//! The chunk indexes' own database files (ADR 10).
 //!
 //! SQLite lets one connection write a file at a time, and filling an FTS5 index is
 //! single-threaded, so with both indexes beside the chunks a large document was indexed

@@ -1,4 +1,4 @@
-//! Damaged index files (ADR 22, ADR 23). A file with a good header but bad pages opens
+//! Damaged index files (ADR 10, ADR 11). A file with a good header but bad pages opens
 //! fine and fails only when a statement reads a bad page: on opening the index files,
 //! on a search, on an insert. Each of those places hands its error to
 //! `Store::repair_index`, which finds the damaged file, moves it aside and lets the next

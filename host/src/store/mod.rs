@@ -1,6 +1,6 @@
 //! The per-project SQLite store: indexed content, the session journal, state blocks,
 //! stats and hook timings in `context.db`, and the content's two FTS5 indexes in files
-//! of their own beside it (`index_files`, ADR 22). Several processes (two agent windows,
+//! of their own beside it (`index_files`, ADR 10). Several processes (two agent windows,
 //! hooks, the server) read and write one database at once: WAL, a busy timeout, every
 //! write in a `BEGIN IMMEDIATE` transaction, retried while another writer holds the lock.
 

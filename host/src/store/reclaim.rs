@@ -1,5 +1,5 @@
 //! Giving space back and keeping tables bounded: a purge vacuums the files it left
-//! mostly empty, and `hook_timings` is pruned to a row cap (ADR 23).
+//! mostly empty, and `hook_timings` is pruned to a row cap (ADR 11).
 
 use rusqlite::Connection;
 

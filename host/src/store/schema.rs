@@ -3,7 +3,7 @@
 //! Times are unix milliseconds (INTEGER). Text is UTF-8.
 //!
 //! Full-text design: `chunks` holds the text once, in the main file. Its two full-text
-//! indexes live in files of their own beside it (`store::index_files`, ADR 22), so one
+//! indexes live in files of their own beside it (`store::index_files`, ADR 10), so one
 //! large document fills both at once on two cores: SQLite allows one writer per file.
 //! `chunks_fts` (porter unicode61: words, stems, word prefixes, in `<name>.words.db`)
 //! indexes title and content; `chunks_trigram` (in `<name>.substrings.db`) indexes the

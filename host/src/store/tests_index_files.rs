@@ -1,5 +1,5 @@
 //! The chunk index files: rebuilt when missing, corrupt or from an older database, and
-//! consistent with `chunks` whatever a dead process left behind (ADR 22).
+//! consistent with `chunks` whatever a dead process left behind (ADR 10).
 
 use std::path::{Path, PathBuf};
 

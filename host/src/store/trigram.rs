@@ -8,7 +8,7 @@
 //!   the 16,069 distinct trigrams of the 5 MB benchmark document fall into 2,730
 //!   distinct hash values, so every insert walked chains of about five entries, each a
 //!   cache miss and a `memcmp`. With the prefix they spread like whole words (1.3
-//!   probes per lookup) and filling the index costs about 45 % less (ADR 22).
+//!   probes per lookup) and filling the index costs about 45 % less (ADR 10).
 //! - Whitespace separates: the indexed text is one identifier per line, and a trigram
 //!   across two identifiers would only ever match by accident.
 //!
