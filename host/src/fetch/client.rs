@@ -386,5 +386,4 @@ async fn read_body(exchange: Exchange, max: usize) -> Result<(Vec<u8>, bool), Fe
 }
 
 #[cfg(test)]
-#[path = "client_tests.rs"]
 mod tests;

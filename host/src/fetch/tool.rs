@@ -306,5 +306,4 @@ async fn run_one<S: FetchSink + ?Sized>(
 }
 
 #[cfg(test)]
-#[path = "tool_tests.rs"]
 mod tests;

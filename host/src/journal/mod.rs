@@ -41,13 +41,7 @@ mod tool;
 mod view;
 
 #[cfg(test)]
-mod tests_events;
-#[cfg(test)]
-mod tests_inject;
-#[cfg(test)]
-mod tests_session;
-#[cfg(test)]
-mod tests_support;
+mod tests;
 
 pub use extract::{Extracted, NewEntry, Paste, extract};
 pub use inject::{prompt_context, resume, routing_block, session_start_context};

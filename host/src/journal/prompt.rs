@@ -552,5 +552,4 @@ pub fn slash_command(prompt: &str) -> Option<&str> {
 }
 
 #[cfg(test)]
-#[path = "prompt_tests.rs"]
 mod tests;

@@ -19,7 +19,6 @@ pub fn redact(text: &str) -> String {
     replace_spans(&text, &tokens::token_spans(&text))
 }
 
-#[path = "redact_tokens.rs"]
 mod tokens;
 
 fn replace_spans(text: &str, spans: &[(usize, usize)]) -> String {
@@ -392,5 +391,4 @@ fn url_credential_spans(text: &str) -> Vec<(usize, usize)> {
 }
 
 #[cfg(test)]
-#[path = "redact_tests.rs"]
 mod tests;

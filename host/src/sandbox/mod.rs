@@ -45,9 +45,7 @@ pub mod tempdir;
 pub mod tree;
 
 #[cfg(test)]
-mod tests_languages;
-#[cfg(test)]
-mod tests_process;
+mod tests;
 
 pub use batch::{BatchCommand, BatchCommandResult, BatchOptions, CommandStatus, render_markdown};
 pub use detect::{RuntimeStatus, Runtimes};

@@ -17,11 +17,7 @@ mod tools;
 mod walk;
 
 #[cfg(test)]
-mod tests_bench;
-#[cfg(test)]
-mod tests_quality;
-#[cfg(test)]
-mod tests_tools;
+mod tests;
 
 use rusqlite::OptionalExtension;
 

@@ -423,5 +423,4 @@ fn json_tree(value: &Value) -> CstInputValue {
 }
 
 #[cfg(test)]
-#[path = "json_merge_tests.rs"]
 mod tests;

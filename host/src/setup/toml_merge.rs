@@ -388,5 +388,4 @@ fn json_value(json: &Json) -> Option<Value> {
 }
 
 #[cfg(test)]
-#[path = "toml_merge_tests.rs"]
 mod tests;

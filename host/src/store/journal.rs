@@ -450,5 +450,4 @@ impl Store {
 }
 
 #[cfg(test)]
-#[path = "journal_tests.rs"]
 mod tests;

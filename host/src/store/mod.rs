@@ -17,9 +17,7 @@ mod stats;
 mod trigram;
 
 #[cfg(test)]
-mod tests_index_files;
-#[cfg(test)]
-mod tests_multiprocess;
+mod tests;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,6 @@
+//! Unit tests of `journal`, one file per topic.
+
+mod events;
+mod inject;
+mod session;
+mod support;

@@ -1,0 +1,4 @@
+//! Unit tests of `sandbox`, one file per topic.
+
+mod languages;
+mod process;

@@ -1,0 +1,102 @@
+//! Codex CLI hook payloads piped into the built `cm hook codex <event>`, replies
+//! compared with `tests/golden/codex/<case>.stdout`. Regenerate after an intended
+//! change with `UPDATE_GOLDEN=1 cargo test -p cm --test it hook_codex::` and review the diff.
+
+use crate::common;
+
+use common::golden::Golden;
+
+const CODEX: Golden = Golden { platform: "codex" };
+const CLAUDE: Golden = Golden {
+    platform: "claude-code",
+};
+
+golden_cases! { CODEX;
+    curl_is_redirected: "curl";
+    silent_curl_download_passes: "curl-silent";
+    gradle_build_is_redirected: "gradlew";
+    read_of_a_large_file_is_redirected: "read-large";
+    git_status_is_silent: "git-status";
+    sudo_inside_a_chain_is_denied: "sudo-chain";
+    post_tool_use: "posttooluse-bash";
+    user_prompt: "userpromptsubmit";
+    pre_compact: "precompact";
+    session_start_startup_gets_the_routing_block: "sessionstart-startup";
+    session_start_resume: "sessionstart-resume";
+    stop: "stop";
+}
+
+fn reason(reply: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(reply).expect("JSON reply");
+    value["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .expect("a deny reason")
+        .to_string()
+}
+
+/// Codex's PreToolUse can only deny: a redirect is a deny carrying the same reason
+/// Claude Code gets, with Codex's name for our tools.
+#[test]
+fn a_redirect_is_a_deny_with_the_same_reason_as_on_claude_code() {
+    let sandbox = CODEX.project();
+    let _server = sandbox.live_server();
+    for case in ["curl", "gradlew"] {
+        let codex = CODEX.run(&sandbox, case);
+        let claude = CLAUDE.run(&sandbox, case);
+        assert!(codex.contains(r#""permissionDecision":"deny""#), "{codex}");
+        assert_eq!(
+            reason(&codex),
+            reason(&claude).replace(
+                "mcp__plugin_context-mode_context-mode__",
+                "mcp__context-mode__"
+            ),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn a_nudge_pre_tool_use_cannot_carry_appears_at_the_next_post_tool_use() {
+    let sandbox = CODEX.project();
+    let _server = sandbox.live_server();
+    let before = CODEX.run(&sandbox, "grep");
+    CODEX.assert_golden("grep", &before);
+    assert_eq!(before, "", "PreToolUse says nothing but deny");
+    let after = CODEX.run(&sandbox, "grep-after");
+    CODEX.assert_golden("grep-after", &after);
+    assert!(
+        after.contains(r#""hookEventName":"PostToolUse","additionalContext":"Tip: "#),
+        "{after}"
+    );
+    assert_eq!(CODEX.run(&sandbox, "grep-after"), "", "delivered once");
+}
+
+#[test]
+fn held_context_also_reaches_the_next_session_start() {
+    let sandbox = CODEX.project();
+    let _server = sandbox.live_server();
+    assert_eq!(CODEX.run(&sandbox, "grep"), "");
+    let grep_session = CODEX.payload_value(&sandbox, "grep")["session_id"].clone();
+    let mut start = CODEX.payload_value(&sandbox, "sessionstart-startup");
+    start["session_id"] = grep_session;
+    let reply = CODEX.run_payload(&sandbox, "sessionstart", &start);
+    let context = serde_json::from_str::<serde_json::Value>(&reply).expect("JSON")
+        ["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("context")
+        .to_string();
+    assert!(context.starts_with("Tip: "), "held text first: {context}");
+    assert!(
+        context.contains("context-mode is active"),
+        "then the routing block: {context}"
+    );
+}
+
+#[test]
+fn without_a_live_server_redirects_pass_through_and_denials_stay() {
+    let sandbox = CODEX.project();
+    for case in ["curl", "gradlew", "read-large", "grep"] {
+        assert_eq!(CODEX.run(&sandbox, case), "", "{case}");
+    }
+    CODEX.assert_golden("sudo-chain", &CODEX.run(&sandbox, "sudo-chain"));
+}

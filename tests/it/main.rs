@@ -1,0 +1,33 @@
+//! The black-box tests: one binary that spawns the built `cm` and talks to it as an agent
+//! does (hook JSON on stdin, MCP JSON-RPC over stdio). One module per area; the shared
+//! harness is `common`. Run one area with `cargo test -p cm --test it <module>::`.
+
+#[macro_use]
+mod common;
+mod sandbox_support;
+
+mod bench_knowledge;
+mod bench_savings;
+mod cli_knowledge;
+mod doctor;
+mod hook_claude_code;
+mod hook_codex;
+mod hook_cursor;
+mod hook_fail_open;
+mod hook_gemini_cli;
+mod hook_policy_rewrite;
+mod hook_post_tool_use;
+mod hook_session;
+mod mcp_detection;
+mod mcp_framing;
+mod mcp_knowledge;
+mod mcp_sandbox;
+mod mcp_sandbox_rules;
+mod mcp_server;
+mod plugins_cli;
+mod policy_chain;
+mod rules_every_path;
+mod setup_claude_code;
+mod setup_gemini_cursor_codex;
+mod stats_report;
+mod upgrade;

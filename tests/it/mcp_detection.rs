@@ -1,0 +1,69 @@
+//! Platform detection by a real `cm serve`: the MCP client's `clientInfo.name`, else an
+//! environment marker, else `CONTEXT_MODE_PLATFORM`. The server logs the host it
+//! detected (`CM_LOG=info`) on the first tool call, when detection runs.
+
+use crate::common;
+
+use std::process::Stdio;
+
+use common::{McpClient, Sandbox};
+
+/// Starts `cm serve` as `client_name` with `env`, makes one tool call, and returns the
+/// agent host the server logged, if any.
+fn detected(client_name: &str, env: &[(&str, &str)]) -> Option<String> {
+    let sandbox = Sandbox::new();
+    let log_path = sandbox.root.join("serve.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let mut command = sandbox.cm();
+    command.env("CM_LOG", "info");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut client =
+        McpClient::spawn_with_stderr(command.arg("serve"), client_name, Stdio::from(log));
+    let (text, _) = client.call_tool("ctx_search", serde_json::json!({"queries": ["anything"]}));
+    assert!(!text.is_empty());
+    assert!(client.close().success());
+    let log = std::fs::read_to_string(&log_path).expect("read log");
+    log.lines().find_map(|line| {
+        let rest = &line[line.find("agent host ")? + "agent host ".len()..];
+        rest.split_whitespace().next().map(str::to_string)
+    })
+}
+
+#[test]
+fn client_names_of_each_host() {
+    for (client, platform) in [
+        ("gemini-cli-mcp-client", "gemini-cli"),
+        ("cursor-vscode", "cursor"),
+        ("Codex", "codex"),
+        ("codex-mcp-client", "codex"),
+        ("claude-code", "claude-code"),
+    ] {
+        assert_eq!(detected(client, &[]).as_deref(), Some(platform), "{client}");
+    }
+}
+
+#[test]
+fn environment_markers_when_the_client_name_is_unknown() {
+    for (marker, platform) in [
+        ("GEMINI_CLI", "gemini-cli"),
+        ("CURSOR_TRACE_ID", "cursor"),
+        ("CODEX_THREAD_ID", "codex"),
+    ] {
+        assert_eq!(
+            detected("some-mcp-client", &[(marker, "1")]).as_deref(),
+            Some(platform),
+            "{marker}"
+        );
+    }
+}
+
+#[test]
+fn the_override_names_the_platform_when_nothing_else_does() {
+    assert_eq!(
+        detected("some-mcp-client", &[("CONTEXT_MODE_PLATFORM", "cursor")]).as_deref(),
+        Some("cursor")
+    );
+    assert_eq!(detected("some-mcp-client", &[]), None);
+}

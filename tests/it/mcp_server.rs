@@ -1,0 +1,117 @@
+//! `cm serve` over real stdio: handshake, tool list, readiness marker, clean exit.
+
+use crate::common;
+
+use common::{McpClient, Sandbox};
+
+fn markers(sandbox: &Sandbox) -> usize {
+    std::fs::read_dir(sandbox.root.join("servers"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn answers_initialize_and_exits_when_stdin_closes() {
+    let sandbox = Sandbox::new();
+    let client = sandbox.live_server();
+    let info = &client.initialize_reply;
+    assert_eq!(info["serverInfo"]["name"], "context-mode", "{info}");
+    assert!(info["capabilities"]["tools"].is_object(), "{info}");
+    assert_eq!(markers(&sandbox), 1, "a live server has a readiness marker");
+    let status = client.close();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(markers(&sandbox), 0, "the marker is removed on exit");
+}
+
+#[test]
+fn lists_only_ctx_tools_with_schemas() {
+    let sandbox = Sandbox::new();
+    let mut client = McpClient::spawn(sandbox.cm());
+    let listed = client.request("tools/list", serde_json::json!({}));
+    let tools = listed["tools"].as_array().expect("tools array");
+    for tool in tools {
+        let name = tool["name"].as_str().expect("name");
+        assert!(name.starts_with("ctx_"), "{name}");
+        assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
+    }
+}
+
+#[test]
+fn a_malformed_line_gets_an_error_not_a_crash() {
+    let sandbox = Sandbox::new();
+    let mut client = McpClient::spawn(sandbox.cm());
+    client.send(&serde_json::json!("not a request"));
+    let listed = client.request("tools/list", serde_json::json!({}));
+    assert!(listed["tools"].is_array(), "server still answers: {listed}");
+}
+
+/// An agent ends its session with SIGTERM (Claude Code: SIGINT, then SIGTERM, then SIGKILL
+/// a few seconds apart): the server must leave on each, marker removed, exit status 0.
+#[test]
+fn sigterm_and_sigint_remove_the_marker_and_end_the_server() {
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        for _ in 0..5 {
+            let sandbox = Sandbox::new();
+            let mut client = sandbox.live_server();
+            assert_eq!(markers(&sandbox), 1);
+            // SAFETY: sending a signal to our own child.
+            unsafe { libc::kill(client.pid() as i32, signal) };
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            let status = loop {
+                if let Some(status) = client.try_wait() {
+                    break status;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "cm serve still runs 10 s after signal {signal}"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            assert!(status.success(), "signal {signal}: {status:?}");
+            assert_eq!(markers(&sandbox), 0, "marker left behind after {signal}");
+        }
+    }
+}
+
+#[test]
+fn a_message_over_the_size_limit_gets_an_error_and_the_server_goes_on() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    // 33 MB of content: over MCP_MESSAGE_MAX_BYTES (32 MiB) once framed.
+    let content = "x".repeat(33 * 1024 * 1024);
+    let reply = client.request(
+        "tools/call",
+        serde_json::json!({"name": "ctx_index", "arguments": {"content": content}}),
+    );
+    let message = reply["message"].as_str().unwrap_or_default();
+    assert!(message.contains("message over"), "{reply}");
+    let (text, is_error) = client.call_tool(
+        "ctx_index",
+        serde_json::json!({"content": "# After\n\nstill answering", "source": "after"}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("Indexed"), "{text}");
+    assert!(client.close().success());
+}
+
+#[test]
+fn indexed_control_characters_are_visible_in_search_snippets() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (text, is_error) = client.call_tool(
+        "ctx_index",
+        serde_json::json!({"content": "# Bells\n\nthe bell\u{7} rings\u{0} at noon", "source": "bells"}),
+    );
+    assert!(!is_error, "{text}");
+    let (text, is_error) = client.call_tool(
+        "ctx_search",
+        serde_json::json!({"queries": ["bell rings noon"]}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("noon"), "{text}");
+    assert!(!text.contains(['\u{0}', '\u{7}']), "{text:?}");
+}

@@ -1,0 +1,449 @@
+//! `cm setup` for Gemini CLI, Cursor and Codex CLI, driven like a user would: a temp
+//! HOME holding the user's own config (comments, other MCP servers, other hooks), the
+//! real `cm`, and the files compared before, after, on a second run and after `--remove`.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::Sandbox;
+use serde_json::{Value, json};
+
+const GEMINI_SETTINGS: &str = r#"{
+  // Picked in /theme.
+  "theme": "GitHub",
+  "mcpServers": {
+    // The user's own server stays first.
+    "github": {"command": "gh-mcp", "args": ["--stdio"]}
+  },
+  "hooks": {
+    "BeforeTool": [
+      {"matcher": "write_file", "hooks": [{"name": "guard", "type": "command", "command": "./guard.sh"}]}
+    ]
+  }
+}
+"#;
+
+const CURSOR_MCP: &str = r#"{
+  "mcpServers": {
+    "linear": {"url": "https://mcp.linear.app/sse"}
+  }
+}
+"#;
+
+const CURSOR_HOOKS: &str = r#"{
+  "version": 1,
+  "hooks": {
+    "afterFileEdit": [{"command": "./format.sh"}],
+    "stop": [{"command": "./notify.sh"}]
+  }
+}
+"#;
+
+const CODEX_CONFIG: &str = r#"# Codex settings, kept by hand.
+model = "gpt-5-codex"
+
+# Issue tracker.
+[mcp_servers.github]
+command = "gh-mcp"
+args = ["--stdio"] # read-only token
+
+[features]
+web_search_request = true
+"#;
+
+const CODEX_HOOKS: &str = r#"{
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "./say-done.sh"}]}]
+  }
+}
+"#;
+
+const USER_AGENTS_MD: &str = "# Team rules\n\nRun `make check` before every commit.\n";
+
+const CODEX_EVENTS: [(&str, &str); 6] = [
+    ("PreToolUse", "pretooluse"),
+    ("PostToolUse", "posttooluse"),
+    ("PreCompact", "precompact"),
+    ("SessionStart", "sessionstart"),
+    ("UserPromptSubmit", "userpromptsubmit"),
+    ("Stop", "stop"),
+];
+
+fn setup(sandbox: &Sandbox, env: &[(&str, &Path)], args: &[&str]) -> Output {
+    let mut command = sandbox.cm();
+    command.arg("setup").args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().expect("run cm setup");
+    assert!(
+        out.status.success(),
+        "cm setup {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn jsonc(path: &Path) -> Value {
+    let text = read(path);
+    let parsed = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
+        .unwrap_or_else(|e| panic!("{} is not JSONC: {e}", path.display()));
+    parsed.value.map(Value::from).unwrap_or(Value::Null)
+}
+
+fn cm_path() -> String {
+    Path::new(common::CM)
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+/// `<cm> hook <agent> <event>`, quoted the way a shell needs it.
+fn hook_command(agent: &str, event: &str) -> String {
+    let cm = cm_path();
+    let cm = if cm.contains(' ') {
+        format!("\"{cm}\"")
+    } else {
+        cm
+    };
+    format!("{cm} hook {agent} {event}")
+}
+
+/// Every `command` under `hooks.<event>`, whether flat (Cursor) or grouped (Gemini, Codex).
+fn commands_of(hooks: &Value, event: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in hooks[event].as_array().into_iter().flatten() {
+        if let Some(command) = entry["command"].as_str() {
+            found.push(command.to_owned());
+        }
+        for hook in entry["hooks"].as_array().into_iter().flatten() {
+            found.push(hook["command"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    found
+}
+
+fn assert_ours_once(hooks: &Value, event: &str, command: &str) {
+    let commands = commands_of(hooks, event);
+    assert_eq!(
+        commands.iter().filter(|c| *c == command).count(),
+        1,
+        "{event}: {commands:?}"
+    );
+}
+
+fn assert_serve(server: &Value) {
+    assert_eq!(server["command"], cm_path(), "{server}");
+    assert_eq!(server["args"], json!(["serve"]), "{server}");
+}
+
+/// Applies, checks a second run changes nothing (same bytes), removes, and checks every
+/// file is back to its original bytes or gone.
+struct Round<'a> {
+    sandbox: &'a Sandbox,
+    env: Vec<(&'a str, &'a Path)>,
+    display: &'a str,
+    /// (file, its bytes before setup or none when setup creates it).
+    files: Vec<(PathBuf, Option<String>)>,
+}
+
+impl Round<'_> {
+    fn apply(&self, args: &[&str]) {
+        let out = setup(self.sandbox, &self.env, args);
+        assert!(stdout(&out).contains("registered"), "{}", stdout(&out));
+        for (path, _) in &self.files {
+            assert!(path.is_file(), "{} was not written", path.display());
+        }
+    }
+
+    fn second_run_changes_nothing(&self, args: &[&str]) {
+        let before: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
+        let out = setup(self.sandbox, &self.env, args);
+        assert!(
+            stdout(&out).contains(&format!("{}: no changes", self.display)),
+            "{}",
+            stdout(&out)
+        );
+        let after: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
+        assert_eq!(before, after);
+    }
+
+    fn remove_restores_everything(&self) {
+        let out = setup(self.sandbox, &self.env, &["--remove"]);
+        assert!(
+            stdout(&out).contains("removed context-mode from"),
+            "{}",
+            stdout(&out)
+        );
+        for (path, original) in &self.files {
+            match original {
+                Some(text) => assert_eq!(&read(path), text, "{}", path.display()),
+                None => assert!(!path.exists(), "{} is still there", path.display()),
+            }
+        }
+    }
+}
+
+#[test]
+fn gemini_cli_keeps_the_users_jsonc_and_removes_to_the_same_bytes() {
+    let sandbox = Sandbox::new();
+    let settings = sandbox.home.join(".gemini/settings.json");
+    let routing = sandbox.home.join(".gemini/context-mode.md");
+    write(&settings, GEMINI_SETTINGS);
+    let round = Round {
+        sandbox: &sandbox,
+        env: Vec::new(),
+        display: "Gemini CLI (gemini-cli)",
+        files: vec![
+            (settings.clone(), Some(GEMINI_SETTINGS.to_owned())),
+            (routing.clone(), None),
+        ],
+    };
+    // Detected from ~/.gemini: no --agents.
+    round.apply(&["--routing"]);
+
+    let text = read(&settings);
+    assert!(text.contains("// Picked in /theme."), "{text}");
+    assert!(
+        text.contains("// The user's own server stays first."),
+        "{text}"
+    );
+    let doc = jsonc(&settings);
+    assert_eq!(doc["theme"], "GitHub");
+    assert_eq!(doc["mcpServers"]["github"]["args"], json!(["--stdio"]));
+    assert_serve(&doc["mcpServers"]["context-mode"]);
+    let hooks = &doc["hooks"];
+    assert_eq!(hooks["BeforeTool"][0]["hooks"][0]["command"], "./guard.sh");
+    for (event, cli) in [
+        ("BeforeTool", "beforetool"),
+        ("AfterTool", "aftertool"),
+        ("PreCompress", "precompress"),
+        ("SessionStart", "sessionstart"),
+    ] {
+        assert_ours_once(hooks, event, &hook_command("gemini-cli", cli));
+    }
+    assert_eq!(doc["hooksConfig"]["enabled"], true);
+    assert_eq!(
+        doc["context"]["fileName"],
+        json!(["GEMINI.md", "context-mode.md"])
+    );
+    assert!(read(&routing).contains("mcp__context-mode__ctx_"));
+
+    round.second_run_changes_nothing(&["--routing"]);
+    round.remove_restores_everything();
+}
+
+#[test]
+fn cursor_global_keeps_the_users_servers_and_hooks() {
+    let sandbox = Sandbox::new();
+    let mcp = sandbox.home.join(".cursor/mcp.json");
+    let hooks_file = sandbox.home.join(".cursor/hooks.json");
+    write(&mcp, CURSOR_MCP);
+    write(&hooks_file, CURSOR_HOOKS);
+    let round = Round {
+        sandbox: &sandbox,
+        env: Vec::new(),
+        display: "Cursor (cursor)",
+        files: vec![
+            (mcp.clone(), Some(CURSOR_MCP.to_owned())),
+            (hooks_file.clone(), Some(CURSOR_HOOKS.to_owned())),
+        ],
+    };
+    round.apply(&["--agents", "cursor"]);
+
+    let servers = jsonc(&mcp);
+    assert_eq!(
+        servers["mcpServers"]["linear"]["url"],
+        "https://mcp.linear.app/sse"
+    );
+    assert_serve(&servers["mcpServers"]["context-mode"]);
+    let doc = jsonc(&hooks_file);
+    assert_eq!(doc["version"], 1);
+    let hooks = &doc["hooks"];
+    assert_eq!(hooks["afterFileEdit"], json!([{"command": "./format.sh"}]));
+    assert_eq!(hooks["stop"][0]["command"], "./notify.sh");
+    for event in ["preToolUse", "postToolUse", "stop"] {
+        assert_ours_once(hooks, event, &hook_command("cursor", &event.to_lowercase()));
+    }
+
+    round.second_run_changes_nothing(&["--agents", "cursor"]);
+    round.remove_restores_everything();
+}
+
+#[test]
+fn cursor_project_files_go_to_the_project() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.project.join(".cursor");
+    let mcp = dir.join("mcp.json");
+    write(&mcp, CURSOR_MCP);
+    let project = sandbox.project.to_str().unwrap().to_owned();
+    let args = ["--agents", "cursor", "--project", &project, "--routing"];
+    let round = Round {
+        sandbox: &sandbox,
+        env: Vec::new(),
+        display: "Cursor (cursor)",
+        files: vec![
+            (mcp.clone(), Some(CURSOR_MCP.to_owned())),
+            (dir.join("hooks.json"), None),
+            (dir.join("rules/context-mode.mdc"), None),
+        ],
+    };
+    round.apply(&args);
+    assert!(!sandbox.home.join(".cursor").exists());
+    assert_serve(&jsonc(&mcp)["mcpServers"]["context-mode"]);
+    let hooks = jsonc(&dir.join("hooks.json"));
+    assert_ours_once(
+        &hooks["hooks"],
+        "preToolUse",
+        &hook_command("cursor", "pretooluse"),
+    );
+    let rules = read(&dir.join("rules/context-mode.mdc"));
+    assert!(
+        rules.starts_with("---\n") && rules.contains("alwaysApply: true"),
+        "{rules}"
+    );
+
+    round.second_run_changes_nothing(&args);
+    round.remove_restores_everything();
+}
+
+/// The user's Codex files in `dir` (their `~/.codex` or `$CODEX_HOME`).
+fn codex_home(dir: &Path) -> (PathBuf, PathBuf) {
+    let config = dir.join("config.toml");
+    let hooks = dir.join("hooks.json");
+    write(&config, CODEX_CONFIG);
+    write(&hooks, CODEX_HOOKS);
+    (config, hooks)
+}
+
+fn assert_codex_registered(config: &Path, hooks_file: &Path) {
+    let text = read(config);
+    for comment in [
+        "# Codex settings, kept by hand.",
+        "# Issue tracker.",
+        "# read-only token",
+    ] {
+        assert!(text.contains(comment), "{text}");
+    }
+    let doc: toml::Table = toml::from_str(&text).expect("valid TOML");
+    let doc = serde_json::to_value(doc).unwrap();
+    assert_eq!(doc["model"], "gpt-5-codex");
+    assert_eq!(
+        doc["mcp_servers"]["github"],
+        json!({"command": "gh-mcp", "args": ["--stdio"]})
+    );
+    assert_serve(&doc["mcp_servers"]["context-mode"]);
+    assert_eq!(
+        doc["features"],
+        json!({"web_search_request": true, "hooks": true})
+    );
+    let hooks = jsonc(hooks_file);
+    assert_eq!(
+        hooks["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "./say-done.sh"
+    );
+    for (event, cli) in CODEX_EVENTS {
+        assert_ours_once(&hooks["hooks"], event, &hook_command("codex", cli));
+    }
+}
+
+#[test]
+fn codex_keeps_the_users_toml_and_hooks() {
+    let sandbox = Sandbox::new();
+    let (config, hooks) = codex_home(&sandbox.home.join(".codex"));
+    let round = Round {
+        sandbox: &sandbox,
+        env: Vec::new(),
+        display: "Codex CLI (codex)",
+        files: vec![
+            (config.clone(), Some(CODEX_CONFIG.to_owned())),
+            (hooks.clone(), Some(CODEX_HOOKS.to_owned())),
+        ],
+    };
+    round.apply(&[]);
+    assert_codex_registered(&config, &hooks);
+    round.second_run_changes_nothing(&[]);
+    round.remove_restores_everything();
+}
+
+#[test]
+fn codex_home_moves_every_codex_file() {
+    let sandbox = Sandbox::new();
+    let moved = sandbox.home.join("elsewhere/codex");
+    let (config, hooks) = codex_home(&moved);
+    let agents_md = moved.join("AGENTS.md");
+    let round = Round {
+        sandbox: &sandbox,
+        env: vec![("CODEX_HOME", moved.as_path())],
+        display: "Codex CLI (codex)",
+        files: vec![
+            (config.clone(), Some(CODEX_CONFIG.to_owned())),
+            (hooks.clone(), Some(CODEX_HOOKS.to_owned())),
+            (agents_md.clone(), None),
+        ],
+    };
+    // Detected through $CODEX_HOME (there is no ~/.codex).
+    round.apply(&["--routing"]);
+    assert!(!sandbox.home.join(".codex").exists());
+    assert_codex_registered(&config, &hooks);
+    assert!(read(&agents_md).contains("mcp__context-mode__ctx_"));
+    round.second_run_changes_nothing(&["--routing"]);
+    round.remove_restores_everything();
+}
+
+#[test]
+fn codex_routing_goes_in_a_marked_block_of_the_users_agents_md() {
+    let sandbox = Sandbox::new();
+    let (config, hooks) = codex_home(&sandbox.home.join(".codex"));
+    let agents_md = sandbox.project.join("AGENTS.md");
+    write(&agents_md, USER_AGENTS_MD);
+    let project = sandbox.project.to_str().unwrap().to_owned();
+    let args = ["--agents", "codex", "--routing", "--project", &project];
+    let round = Round {
+        sandbox: &sandbox,
+        env: Vec::new(),
+        display: "Codex CLI (codex)",
+        files: vec![
+            (agents_md.clone(), Some(USER_AGENTS_MD.to_owned())),
+            (config, Some(CODEX_CONFIG.to_owned())),
+            (hooks, Some(CODEX_HOOKS.to_owned())),
+        ],
+    };
+    round.apply(&args);
+    let routing = read(&common::repo_root().join("configs/codex/AGENTS.md"));
+    let block = format!("<!-- context-mode:begin -->\n{routing}<!-- context-mode:end -->\n");
+    assert_eq!(read(&agents_md), format!("{USER_AGENTS_MD}\n{block}"));
+    round.second_run_changes_nothing(&args);
+    round.remove_restores_everything();
+
+    // Edited by the user after setup: remove takes out only the block.
+    round.apply(&args);
+    let edited = read(&agents_md).replace("# Team rules\n", "# Team rules\n\nNo force pushes.\n");
+    std::fs::write(&agents_md, &edited).unwrap();
+    let out = setup(&sandbox, &[], &["--remove"]);
+    assert!(
+        stdout(&out).contains("(context-mode block)"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        read(&agents_md),
+        USER_AGENTS_MD.replace("# Team rules\n", "# Team rules\n\nNo force pushes.\n")
+    );
+}
