@@ -6,6 +6,7 @@ pub mod cli;
 pub mod doctor;
 pub mod fetch;
 pub mod hooks;
+pub mod human;
 pub mod journal;
 pub mod lenient;
 pub mod limits;

@@ -1,5 +1,6 @@
 //! Every tunable number of the product, with its unit in its name. One place, so a
-//! reviewer can see all of them at once and DESIGN.md can be checked against them.
+//! reviewer can see all of them at once and check them against the documented targets
+//! (`docs/BENCHMARKS.md`) and the ADRs that chose them.
 
 /// The most any tool reply puts into the agent's context.
 pub const OUTPUT_CAP_BYTES: usize = 16_384;
@@ -144,6 +145,8 @@ pub const DOCTOR_BUDGET_MS: u64 = 1_800;
 pub const DOCTOR_SERVE_TIMEOUT_MS: u64 = 1_500;
 /// `cm doctor`: one runtime's version probe (e.g. `ruby --version`).
 pub const DOCTOR_VERSION_PROBE_TIMEOUT_MS: u64 = 1_200;
+/// Bytes of one message in `hook-errors.log`; a longer one is cut and ends in `…`.
+pub const HOOK_ERROR_LINE_MAX_BYTES: usize = 500;
 /// `cm doctor`: hook errors younger than this are reported.
 pub const DOCTOR_HOOK_ERRORS_WINDOW_MS: u64 = 24 * 60 * 60 * 1_000;
 /// `cm doctor`: bytes read from the end of `hook-errors.log`.

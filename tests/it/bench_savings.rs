@@ -1,4 +1,4 @@
-//! The context-savings bench (DESIGN §9), through the real MCP server.
+//! The context-savings bench (targets in docs/BENCHMARKS.md), through the real MCP server.
 //!
 //! For every shared fixture of at least 10 KB and two generated larger corpora, an agent
 //! runs realistic tasks (count, find, summarise with an intent and search afterwards);
@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use common::{McpClient, Sandbox};
 
-/// DESIGN §9: median bytes kept out of the context, bench rows ≥ 10 KB raw.
+/// Target: median bytes kept out of the context, bench rows ≥ 10 KB raw.
 const TARGET_KEPT_OUT_PERCENT: f64 = 99.5;
-/// DESIGN §9: trivial shell `ctx_execute`, p50.
+/// Target: trivial shell `ctx_execute`, p50.
 const TARGET_TRIVIAL_P50_MS: f64 = 5.0;
 const TRIVIAL_CALLS: usize = 200;
 const TRIVIAL_WARMUP_CALLS: usize = 10;

@@ -11,7 +11,7 @@ use clap::Args;
 
 use crate::search::{
     FloodGuard, IndexParams, PathIndexReport, SearchParams, ToolContext, WalkHooks, ctx_index_with,
-    ctx_search, human_bytes,
+    ctx_search,
 };
 use crate::store::Store;
 
@@ -181,7 +181,7 @@ impl Progress {
             stderr,
             "\r\x1b[Kindexing: {} files, {}, {} chunks  {}",
             report.files,
-            human_bytes(report.bytes),
+            crate::human::bytes(report.bytes),
             report.chunks,
             shorten(current, 60)
         );

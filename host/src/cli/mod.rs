@@ -96,19 +96,10 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("cm: {}", one_line(&format!("{err:#}")));
+            eprintln!("cm: {}", crate::human::one_line(&format!("{err:#}")));
             ExitCode::FAILURE
         }
     }
-}
-
-/// Errors a person reads are one line.
-fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The data root, or a clear error.

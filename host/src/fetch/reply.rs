@@ -52,7 +52,7 @@ pub fn render(outcomes: &[RequestOutcome]) -> String {
                     outcome.url,
                     s.chunks,
                     if s.chunks == 1 { "" } else { "s" },
-                    human_bytes(s.bytes)
+                    crate::human::bytes(s.bytes as u64)
                 );
                 if page.cached {
                     body.push_str(" (cached; `force: true` refetches)");
@@ -150,18 +150,6 @@ pub fn cut_at_char(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-fn human_bytes(bytes: usize) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KB {
-        format!("{bytes} B")
-    } else if b < KB * KB {
-        format!("{:.1} KB", b / KB)
-    } else {
-        format!("{:.1} MB", b / KB / KB)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,7 +222,7 @@ mod tests {
     #[test]
     fn cuts_never_split_a_character() {
         assert_eq!(cut_at_char("aé", 2), "a");
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(10 * 1024 * 1024), "10.0 MB");
+        assert_eq!(crate::human::bytes(512 as u64), "512 B");
+        assert_eq!(crate::human::bytes(10 * 1024 * 1024 as u64), "10.0 MB");
     }
 }

@@ -1,4 +1,4 @@
-//! The hook side of session continuity (DESIGN §7): which events go into the journal
+//! The hook side of session continuity: which events go into the journal
 //! and which get journal text injected back. Every failure here fails open: it is
 //! logged once and the hook answers as if there were no journal.
 
@@ -103,7 +103,7 @@ pub(super) fn on_event(
     context.filter(|text| can_inject && !text.trim().is_empty())
 }
 
-/// PostToolUse output replacement (DESIGN §3): on an event that can replace tool
+/// PostToolUse output replacement (ADR 0006): on an event that can replace tool
 /// output, a result of another MCP server over REPLACE_TRIGGER_BYTES is indexed whole and
 /// replaced by the parts matching the session's last request, plus one `ctx_search` line.
 /// Built-in tools are left alone: see docs/adr/0006-post-tool-use-replacement.md.

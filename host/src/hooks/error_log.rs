@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::limits::HOOK_ERROR_LINE_MAX_BYTES;
+
 /// Appends one line; a failure to log is itself silent (the hook must not fail).
 pub fn append(root: Option<&Path>, platform: &str, event: &str, message: &str) {
     let Some(root) = root else {
@@ -24,14 +26,11 @@ pub fn append(root: Option<&Path>, platform: &str, event: &str, message: &str) {
     }
 }
 
+/// One line of at most `HOOK_ERROR_LINE_MAX_BYTES`: a runaway message cannot grow the log.
 fn one_line(message: &str) -> String {
-    let flat: String = message
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let mut flat = flat.trim().to_string();
-    if flat.len() > 500 {
-        let mut cut = 500;
+    let mut flat = crate::human::one_line(message);
+    if flat.len() > HOOK_ERROR_LINE_MAX_BYTES {
+        let mut cut = HOOK_ERROR_LINE_MAX_BYTES;
         while !flat.is_char_boundary(cut) {
             cut -= 1;
         }

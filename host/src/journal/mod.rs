@@ -1,4 +1,4 @@
-//! Session continuity (DESIGN §7): what the hooks journal, the state block built before
+//! Session continuity: what the hooks journal, the state block built before
 //! compaction and handed back after it, journal rows matching a new prompt, and
 //! `ctx_resume`.
 //!

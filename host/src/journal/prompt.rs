@@ -7,8 +7,9 @@
 use super::Category;
 use super::extract::{Extracted, NewEntry, Paste};
 use super::redact::redact;
-use super::text::{clean, clip, cut, first_line, one_line, seq_list, with_fields};
+use super::text::{clean, clip, cut, one_line, seq_list, with_fields};
 use super::view::JournalView;
+use crate::human::first_line;
 use crate::limits::{JOURNAL_SUMMARY_MAX_BYTES, PASTE_BY_REFERENCE_BYTES};
 
 /// Bytes of a pasted prompt kept in its row (the whole paste is indexed).
@@ -24,7 +25,7 @@ pub fn entries(raw: &str, view: &JournalView<'_>, out: &mut Extracted) {
     let classified = if prompt.len() > PASTE_BY_REFERENCE_BYTES {
         let hash = crate::store::content_hash(prompt);
         let label = format!("pasted data {}", &hash[..8]);
-        let size = crate::search::human_bytes(prompt.len() as u64);
+        let size = crate::human::bytes(prompt.len() as u64);
         out.push(
             NewEntry::new(
                 Category::Prompt,

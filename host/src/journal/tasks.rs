@@ -6,9 +6,10 @@ use serde_json::Value;
 use super::Category;
 use super::extract::{Extracted, NewEntry};
 use super::redact::redact;
-use super::text::{clean, clip, cut, first_line, one_line, with_fields};
+use super::text::{clean, clip, cut, one_line, with_fields};
 use super::tool::input_str;
 use super::view::TaskStatus;
+use crate::human::first_line;
 use crate::limits::{JOURNAL_DATA_MAX_BYTES, JOURNAL_SUMMARY_MAX_BYTES};
 use crate::plugins::bindings::ToolCall;
 

@@ -76,25 +76,9 @@ pub fn clean(text: &str) -> String {
     out
 }
 
-/// `text` on one line: whitespace runs become one space, control characters go.
+/// `text` cleaned (see [`clean`]) and on one line.
 pub fn one_line(text: &str) -> String {
-    let cleaned = clean(text);
-    let mut out = String::with_capacity(cleaned.len());
-    for word in cleaned.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
-
-/// The first non-empty line of `text`, trimmed.
-pub fn first_line(text: &str) -> &str {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("")
+    crate::human::one_line(&clean(text))
 }
 
 /// Names of the fields a row's data header may carry. The header is the leading run of

@@ -8,10 +8,11 @@ use super::Category;
 use super::extract::{Extracted, NewEntry};
 use super::redact::redact;
 use super::text::{
-    clean, clip, cut, fields, fingerprint, first_chars, first_line, one_line, relative_path,
-    seq_list, tail, with_fields,
+    clean, clip, cut, fields, fingerprint, first_chars, one_line, relative_path, seq_list, tail,
+    with_fields,
 };
 use super::view::JournalView;
+use crate::human::first_line;
 use crate::limits::{JOURNAL_SUMMARY_MAX_BYTES, SLOW_CALL_MS, SUBAGENT_EXCERPT_CHARS};
 use crate::plugins::bindings::{ToolCall, ToolKind, ToolResult};
 

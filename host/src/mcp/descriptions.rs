@@ -1,6 +1,7 @@
-//! Tool descriptions, and the contract every one of them follows (DESIGN §4): a one-line
-//! imperative headline (≤ 120 chars), then `WHEN:`, `WHEN NOT:`, `RETURNS:`, `EXAMPLE:`
-//! sections of `- ` bullets, ≤ 1,000 chars in all, none of the shouting words. Only
+//! Tool descriptions, and the contract every one of them follows so a model reads every
+//! tool the same way: a one-line imperative headline (≤ 120 chars), then `WHEN:`,
+//! `WHEN NOT:`, `RETURNS:`, `EXAMPLE:` sections of `- ` bullets, ≤ 1,000 chars in all,
+//! none of the shouting words. Only
 //! `ctx_purge` may add `DESTRUCTIVE:` and `SCOPES:`.
 
 pub const CTX_EXECUTE: &str = "\

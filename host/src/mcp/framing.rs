@@ -59,7 +59,7 @@ impl FramingError {
             id,
             error: ErrorBody {
                 code,
-                message: one_line(&message.into()),
+                message: crate::human::one_line(&message.into()),
             },
         }
     }
@@ -395,11 +395,6 @@ const KNOWN_REQUEST_METHODS: &[&str] = &[
     rmcp::model::CallToolRequestMethod::VALUE,
     rmcp::model::ListToolsRequestMethod::VALUE,
 ];
-
-/// Newlines and runs of whitespace folded: a client logs the message as one line.
-fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 #[cfg(test)]
 mod tests;

@@ -160,7 +160,7 @@ impl PluginEngine {
             .get_or_init(|| {
                 let mut linker = Linker::new(&self.inner.engine);
                 wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
-                    .map_err(|e| first_line(&e.to_string()))?;
+                    .map_err(|e| crate::human::first_line(&e.to_string()).to_string())?;
                 Ok(linker)
             })
             .as_ref()
@@ -258,9 +258,4 @@ fn store_in_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
-}
-
-/// The first line of an error text: messages a user reads are one line.
-pub fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or("").trim().to_string()
 }

@@ -74,11 +74,11 @@ pub enum PluginError {
 
 impl PluginError {
     fn engine(err: wasmtime::Error) -> Self {
-        Self::Engine(engine::first_line(&err.to_string()))
+        Self::Engine(crate::human::first_line(&err.to_string()).to_string())
     }
 
     fn compile(err: wasmtime::Error) -> Self {
-        Self::Compile(engine::first_line(&err.to_string()))
+        Self::Compile(crate::human::first_line(&err.to_string()).to_string())
     }
 
     /// A timeout names the deadline the call actually had (a chain's budget may give less).
@@ -104,12 +104,12 @@ impl PluginError {
             },
             Some(trap) => Self::Trap {
                 plugin,
-                message: engine::first_line(&trap.to_string()),
+                message: crate::human::first_line(&trap.to_string()).to_string(),
             },
             // Lifting invalid values (bad UTF-8, out-of-bounds pointers, bad discriminants).
             None => Self::Garbage {
                 plugin,
-                message: engine::first_line(&err.to_string()),
+                message: crate::human::first_line(&err.to_string()).to_string(),
             },
         }
     }

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use wasmtime::component::Component;
 
 use super::bindings::{ADAPTER_EXPORT, POLICY_EXPORT, WIT_PACKAGE, WIT_VERSION};
-use super::engine::first_line;
 use super::{Adapter, PluginEngine, PluginError, PluginKind, Policy};
 use crate::paths;
 
@@ -180,8 +179,9 @@ impl Registry {
         let bytes = super::file::read_bounded(file)?;
         let kind = classify(engine, &bytes)?;
         let sha256 = sha256_hex(&bytes);
-        let component = Component::new(engine.engine(), &bytes)
-            .map_err(|e| PluginError::Compile(first_line(&e.to_string())))?;
+        let component = Component::new(engine.engine(), &bytes).map_err(|e| {
+            PluginError::Compile(crate::human::first_line(&e.to_string()).to_string())
+        })?;
         let label = file.display().to_string();
         let (id, version, env_vars) = match kind {
             PluginKind::Adapter => {
@@ -279,7 +279,7 @@ pub fn classify(engine: &PluginEngine, bytes: &[u8]) -> Result<PluginKind, Plugi
         _ => return Err(PluginError::Invalid("is not a wasm file".into())),
     }
     let component = Component::new(engine.engine(), bytes)
-        .map_err(|e| PluginError::Compile(first_line(&e.to_string())))?;
+        .map_err(|e| PluginError::Compile(crate::human::first_line(&e.to_string()).to_string()))?;
     let exports: Vec<String> = component
         .component_type()
         .exports(engine.engine())

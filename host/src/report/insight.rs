@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::math::{count, human_bytes, human_micros, kept_out_bytes, percent_text, thousands};
+use super::math::{count, human_micros, kept_out_bytes, percent_text, thousands};
 use super::stats::{HookLine, ToolLine, Totals, hook_lines};
 use super::svg::{Column, Row, columns, escape, rows};
 use crate::limits::{HOOK_LATENCY_RUNS_PER_EVENT, INSIGHT_DAYS, INSIGHT_TOP_SOURCES};
@@ -99,8 +99,8 @@ pub fn summary(data: &InsightData) -> String {
     } else {
         format!(
             "{} of {} raw kept out of the context ({}) over {} in this project.",
-            human_bytes(t.kept_out_bytes),
-            human_bytes(t.raw_bytes),
+            crate::human::bytes(t.kept_out_bytes),
+            crate::human::bytes(t.raw_bytes),
             percent_text(t.raw_bytes, t.returned_bytes),
             count(t.calls, "call")
         )
@@ -109,7 +109,7 @@ pub fn summary(data: &InsightData) -> String {
     format!(
         "{savings}\n{} indexed ({}); {}; {} timed.",
         count(data.source_count, "source"),
-        human_bytes(data.source_bytes),
+        crate::human::bytes(data.source_bytes),
         count(journal, "journal row"),
         count(data.hook_runs_us.len() as u64, "hook run")
     )
@@ -152,7 +152,7 @@ pub fn render(data: &InsightData) -> String {
         &format!(
             "The {INSIGHT_TOP_SOURCES} largest of {} sources ({} in all).",
             thousands(data.source_count),
-            human_bytes(data.source_bytes)
+            crate::human::bytes(data.source_bytes)
         ),
         top_sources(data),
     );
@@ -211,7 +211,10 @@ fn cards(page: &mut String, data: &InsightData) {
     };
     page.push_str(r#"<div class="cards">"#);
     for (value, what) in [
-        (human_bytes(t.kept_out_bytes), "kept out of the context"),
+        (
+            crate::human::bytes(t.kept_out_bytes),
+            "kept out of the context",
+        ),
         (share, "of raw output kept out"),
         (
             format!("≈ {}", thousands(t.kept_out_tokens)),
@@ -258,14 +261,18 @@ fn per_day(data: &InsightData) -> Option<String> {
                 value: kept,
                 tooltip: format!(
                     "{date}: {} kept out of {} raw, {} calls",
-                    human_bytes(kept),
-                    human_bytes(d.raw_bytes),
+                    crate::human::bytes(kept),
+                    crate::human::bytes(d.raw_bytes),
                     thousands(d.calls)
                 ),
             }
         })
         .collect();
-    Some(columns("Bytes kept out per day", &cols, human_bytes))
+    Some(columns(
+        "Bytes kept out per day",
+        &cols,
+        crate::human::bytes,
+    ))
 }
 
 /// `YYYY-MM-DD` of a day number.
@@ -301,8 +308,8 @@ fn per_tool(data: &InsightData) -> Option<String> {
                 tooltip: format!(
                     "{}: {} raw, {} returned, {} calls, {} cache hits",
                     t.tool,
-                    human_bytes(t.raw_bytes),
-                    human_bytes(t.returned_bytes),
+                    crate::human::bytes(t.raw_bytes),
+                    crate::human::bytes(t.returned_bytes),
                     thousands(t.calls),
                     thousands(t.cache_hits)
                 ),
@@ -324,14 +331,14 @@ fn top_sources(data: &InsightData) -> Option<String> {
             segments: vec![(s.bytes, "bar")],
             note: format!(
                 "{} · {}",
-                human_bytes(s.bytes),
+                crate::human::bytes(s.bytes),
                 count(s.chunk_count, "chunk")
             ),
             tooltip: format!(
                 "{} ({}): {}, {}",
                 s.label,
                 s.kind,
-                human_bytes(s.bytes),
+                crate::human::bytes(s.bytes),
                 count(s.chunk_count, "chunk")
             ),
         })

@@ -66,18 +66,6 @@ pub fn count(n: u64, noun: &str) -> String {
     format!("{} {noun}{plural}", thousands(n))
 }
 
-/// `812 B`, `58.6 KB`, `1.2 MB`, `3.4 GB`.
-pub fn human_bytes(bytes: u64) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    match bytes {
-        0..1024 => format!("{bytes} B"),
-        1024..1_048_576 => format!("{:.1} KB", b / KB),
-        1_048_576..1_073_741_824 => format!("{:.1} MB", b / (KB * KB)),
-        _ => format!("{:.1} GB", b / (KB * KB * KB)),
-    }
-}
-
 /// `850 µs`, `3.1 ms`, `1.20 s`.
 pub fn human_micros(us: u64) -> String {
     match us {
@@ -143,9 +131,9 @@ mod tests {
         assert_eq!(count(1, "chunk"), "1 chunk");
         assert_eq!(count(0, "chunk"), "0 chunks");
         assert_eq!(count(1_500, "call"), "1,500 calls");
-        assert_eq!(human_bytes(812), "812 B");
-        assert_eq!(human_bytes(60_000), "58.6 KB");
-        assert_eq!(human_bytes(1_258_291), "1.2 MB");
+        assert_eq!(crate::human::bytes(812), "812 B");
+        assert_eq!(crate::human::bytes(60_000), "58.6 KB");
+        assert_eq!(crate::human::bytes(1_258_291), "1.2 MB");
         assert_eq!(human_micros(850), "850 µs");
         assert_eq!(human_micros(3_140), "3.1 ms");
         assert_eq!(human_micros(1_200_000), "1.20 s");

@@ -14,12 +14,3 @@ pub mod text;
 mod tests;
 
 pub use stats::{StatsReport, gather, reported_session};
-
-/// Text a person reads on one line.
-pub(crate) fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::math::{count, human_bytes, percent_text};
+use super::math::{count, percent_text};
 use super::stats::{ToolLine, Totals, reported_session};
 use crate::store::Store;
 
@@ -74,7 +74,7 @@ pub fn line(root: &Path, project_dir: &Path, session_id: Option<&str>) -> String
         Ok(t) if t.is_unmeasured() => NOTHING_YET.to_string(),
         Ok(t) => format!(
             "context-mode: {} kept out ({}) · {}",
-            human_bytes(t.kept_out_bytes),
+            crate::human::bytes(t.kept_out_bytes),
             percent_text(t.raw_bytes, t.returned_bytes),
             count(t.calls, "call")
         ),

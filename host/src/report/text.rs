@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::math::{bar, count, human_bytes, human_micros, percent_text, thousands};
+use super::math::{bar, count, human_micros, percent_text, thousands};
 use super::stats::{AllProjects, HookLine, Scope, StatsReport, ToolLine, Totals};
 use crate::limits::{HOOK_LATENCY_RUNS_PER_EVENT, STATS_BAR_WIDTH_CHARS, STATS_TOP_PROJECTS};
 
@@ -57,10 +57,10 @@ fn summary(out: &mut String, t: &Totals) {
     let _ = writeln!(
         out,
         "  {} of {} raw stayed out of the context (≈ {} tokens); {} returned; {}",
-        human_bytes(t.kept_out_bytes),
-        human_bytes(t.raw_bytes),
+        crate::human::bytes(t.kept_out_bytes),
+        crate::human::bytes(t.raw_bytes),
         thousands(t.kept_out_tokens),
-        human_bytes(t.returned_bytes),
+        crate::human::bytes(t.returned_bytes),
         count(t.calls, "call")
     );
 }
@@ -77,8 +77,8 @@ fn tool_table(out: &mut String, tools: &[ToolLine]) {
             "  {:<TOOL_COLUMN$} {:>6} {:>10} {:>10} {:>9}  {}",
             t.tool,
             thousands(t.calls),
-            human_bytes(t.raw_bytes),
-            human_bytes(t.returned_bytes),
+            crate::human::bytes(t.raw_bytes),
+            crate::human::bytes(t.returned_bytes),
             percent_text(t.raw_bytes, t.returned_bytes),
             bar(t.raw_bytes, t.returned_bytes, STATS_BAR_WIDTH_CHARS)
         );
@@ -142,7 +142,7 @@ fn all_projects(out: &mut String, all: &AllProjects) {
                 "  {:<44} {:>6} {:>10} {:>9}",
                 shorten_start(&p.name, 44),
                 thousands(p.totals.calls),
-                human_bytes(p.totals.raw_bytes),
+                crate::human::bytes(p.totals.raw_bytes),
                 percent_text(p.totals.raw_bytes, p.totals.returned_bytes)
             );
         }
@@ -155,7 +155,7 @@ fn all_projects(out: &mut String, all: &AllProjects) {
                 "  … and {} more: {} calls, {} raw",
                 rest.len(),
                 thousands(calls),
-                human_bytes(raw)
+                crate::human::bytes(raw)
             );
         }
     }
@@ -167,7 +167,7 @@ fn all_projects(out: &mut String, all: &AllProjects) {
             out,
             "  skipped {}: {}",
             skipped.db,
-            super::one_line(&skipped.reason)
+            crate::human::one_line(&skipped.reason)
         );
     }
 }

@@ -37,13 +37,13 @@ pub fn cut_note<S: AsRef<str>>(queries: &[S]) -> Option<String> {
         .zip(queries)
         .map(|(n, query)| (n, query.as_ref()))
         .filter(|(_, query)| searched_part(query).len() < query.len())
-        .map(|(n, query)| format!("query {n} ({})", super::human_bytes(query.len() as u64)))
+        .map(|(n, query)| format!("query {n} ({})", crate::human::bytes(query.len() as u64)))
         .collect();
     (!cut.is_empty()).then(|| {
         format!(
             "Note: {} searched by its first {} only (queries are capped at that size).\n",
             cut.join(", "),
-            super::human_bytes(SEARCH_QUERY_MAX_BYTES as u64)
+            crate::human::bytes(SEARCH_QUERY_MAX_BYTES as u64)
         )
     })
 }

@@ -28,7 +28,7 @@ pub fn index_and_digest(
     let indexed = index_document(store, source, text, detect_format(text, None))?;
     let mut reply = format!(
         "{} of output indexed as source \"{label}\".\n",
-        super::human_bytes(text.len() as u64)
+        crate::human::bytes(text.len() as u64)
     );
     let intent = intent.map(str::trim).filter(|i| !i.is_empty());
     match intent.and_then(|intent| matches(store, &label, intent, session_id).map(|m| (intent, m)))
@@ -98,7 +98,7 @@ pub fn preview_edges(text: &str) -> String {
     format!(
         "{}\n[… {} omitted …]\n{}\n",
         text[..head_end].trim_end(),
-        crate::search::human_bytes((tail_start - head_end) as u64),
+        crate::human::bytes((tail_start - head_end) as u64),
         text[tail_start..].trim_end()
     )
 }

@@ -16,15 +16,6 @@ const LISTED_LABELS: usize = 12;
 /// Bytes of the first line used as a default label.
 const DEFAULT_LABEL_BYTES: usize = 60;
 
-/// "12.3 KB".
-pub fn human_bytes(bytes: u64) -> String {
-    match bytes {
-        0..1024 => format!("{bytes} B"),
-        1024..1_048_576 => format!("{:.1} KB", bytes as f64 / 1024.0),
-        _ => format!("{:.1} MB", bytes as f64 / 1_048_576.0),
-    }
-}
-
 /// A label for content indexed without one: its first non-empty line, shortened.
 pub fn default_label(content: &str) -> String {
     let line = content
@@ -63,7 +54,7 @@ pub fn indexed_content(
         "Indexed \"{label}\": {} chunk{} from {}{}.",
         indexed.chunks,
         if indexed.chunks == 1 { "" } else { "s" },
-        human_bytes(bytes as u64),
+        crate::human::bytes(bytes as u64),
         if indexed.replaced > 0 {
             " (replaced the earlier version)"
         } else {
@@ -101,7 +92,7 @@ pub fn indexed_path(
             "Indexed \"{}\": {} chunks from {}.",
             report.labels[0],
             report.chunks,
-            human_bytes(report.bytes)
+            crate::human::bytes(report.bytes)
         )
     } else {
         format!(
@@ -109,7 +100,7 @@ pub fn indexed_path(
             report.files,
             if report.files == 1 { "" } else { "s" },
             report.chunks,
-            human_bytes(report.bytes)
+            crate::human::bytes(report.bytes)
         )
     };
     let mut skipped = Vec::new();
@@ -288,7 +279,7 @@ pub fn cap(text: String, cap: usize) -> String {
     }
     let note = format!(
         "\n(output cut at {}: lower limit or split the queries)",
-        human_bytes(cap as u64)
+        crate::human::bytes(cap as u64)
     );
     let room = cap.saturating_sub(note.len());
     let end = floor_char_boundary(&text, room);
@@ -304,8 +295,8 @@ mod tests {
     fn labels_and_sizes() {
         assert_eq!(default_label("\n\n# Deploy Guide\nbody"), "Deploy Guide");
         assert!(default_label(&"é".repeat(100)).ends_with('…'));
-        assert_eq!(human_bytes(2048), "2.0 KB");
-        assert_eq!(human_bytes(5 * 1_048_576), "5.0 MB");
+        assert_eq!(crate::human::bytes(2048), "2.0 KB");
+        assert_eq!(crate::human::bytes(5 * 1_048_576), "5.0 MB");
     }
 
     #[test]

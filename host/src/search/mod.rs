@@ -24,7 +24,7 @@ use rusqlite::OptionalExtension;
 pub use caps::{cut_note as query_cut_note, searched_part as searched_query, too_many_queries};
 pub use digest::{cap_reply, index_and_digest, preview, preview_edges};
 pub use flood::{FLOOD_NORMAL_ENV, FLOOD_REDUCED_ENV, FLOOD_WINDOW_ENV, FloodGuard, FloodLevel};
-pub use format::{human_bytes, search_answers as format_search_answers};
+pub use format::search_answers as format_search_answers;
 pub use indexing::{distinctive_terms, index_document};
 pub use memory::{MEMORY_FILE_NAMES, MemoryIndexReport, index_memory_files};
 pub use query::ParsedQuery;

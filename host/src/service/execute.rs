@@ -135,9 +135,7 @@ pub async fn batch_execute(
                 format!(
                     "- {}: {state}, {}",
                     result.label,
-                    crate::search::human_bytes(
-                        outcome.stdout_total_bytes + outcome.stderr_total_bytes
-                    )
+                    crate::human::bytes(outcome.stdout_total_bytes + outcome.stderr_total_bytes)
                 )
             }
             CommandStatus::Skipped => format!("- {}: skipped (time budget used up)", result.label),

@@ -1,5 +1,5 @@
-//! Output shaping of the sandbox tools (DESIGN §4 "Output rules"): small output returns
-//! whole; large output goes through [`index_and_digest`]. Failures carry the exit code,
+//! Output shaping of the sandbox tools: small output returns whole;
+//! large output goes through [`index_and_digest`]. Failures carry the exit code,
 //! stdout and the stderr tail. Nothing ever exceeds OUTPUT_CAP_BYTES.
 //! [`printable`] is the last step of every tool reply the model reads.
 

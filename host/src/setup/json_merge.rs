@@ -77,7 +77,7 @@ fn parse(text: &str) -> Result<CstRootNode, String> {
     CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| {
         format!(
             "is not valid JSON: {}",
-            crate::plugins::engine::first_line(&e.to_string())
+            crate::human::first_line(&e.to_string())
         )
     })
 }

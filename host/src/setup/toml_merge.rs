@@ -9,9 +9,12 @@ use super::signature::{invocations, is_ours_for};
 
 /// Merges `content` (a TOML document) into `existing` (absent: a new file).
 pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, String> {
-    let ours: DocumentMut = content
-        .parse()
-        .map_err(|e| format!("the adapter's plan is not TOML: {}", one_line(&e)))?;
+    let ours: DocumentMut = content.parse().map_err(|e: toml_edit::TomlError| {
+        format!(
+            "the adapter's plan is not TOML: {}",
+            crate::human::one_line(&e.to_string())
+        )
+    })?;
     let text = existing.unwrap_or("");
     let mut doc = parse(text)?;
     let non_empty = !text.trim().is_empty();
@@ -72,17 +75,12 @@ pub fn to_value(text: &str) -> Result<Json, String> {
 }
 
 fn parse(text: &str) -> Result<DocumentMut, String> {
-    text.parse()
-        .map_err(|e| format!("is not valid TOML: {}", one_line(&e)))
-}
-
-fn one_line(err: &impl std::fmt::Display) -> String {
-    err.to_string()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    text.parse().map_err(|e: toml_edit::TomlError| {
+        format!(
+            "is not valid TOML: {}",
+            crate::human::one_line(&e.to_string())
+        )
+    })
 }
 
 fn merge_table(

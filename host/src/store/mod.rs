@@ -34,7 +34,7 @@ pub use index_repair::{IndexFileDamage, damaged_index_files};
 pub use journal::{JournalEntry, JournalInsert, JournalOp, NewJournalEntry, StateBlock};
 pub use report::{CategoryCount, DayStats, HookDuration, SourceSize};
 pub use schema::SCHEMA_VERSION;
-pub use stats::{HookTimingSummary, ToolStatsSummary};
+pub use stats::ToolStatsSummary;
 
 /// Why the store could not do what was asked. Displays as one line.
 #[derive(Debug, thiserror::Error)]

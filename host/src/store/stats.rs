@@ -15,17 +15,6 @@ pub struct ToolStatsSummary {
     pub cache_hits: u64,
 }
 
-/// Latency of one (platform, event) pair of hook runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookTimingSummary {
-    pub platform: String,
-    pub event: String,
-    pub runs: u64,
-    pub p50_us: u64,
-    pub p95_us: u64,
-    pub max_us: u64,
-}
-
 fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -105,54 +94,6 @@ impl Store {
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
-
-    /// Latency percentiles per (platform, event), from the most recent `per_event` runs of each.
-    pub fn hook_timing_summary(&self, per_event: usize) -> Result<Vec<HookTimingSummary>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT platform, event, duration_us FROM (
-                 SELECT platform, event, duration_us,
-                        row_number() OVER (PARTITION BY platform, event ORDER BY id DESC) AS recent
-                 FROM hook_timings)
-             WHERE recent <= ?1 ORDER BY platform, event, duration_us",
-        )?;
-        let rows = stmt.query_map([to_i64(per_event as u64)], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                to_u64(r.get(2)?),
-            ))
-        })?;
-        let mut out: Vec<HookTimingSummary> = Vec::new();
-        let mut durations: Vec<u64> = Vec::new();
-        let mut current: Option<(String, String)> = None;
-        let mut flush = |key: Option<(String, String)>, durations: &mut Vec<u64>| {
-            if let Some((platform, event)) = key
-                && !durations.is_empty()
-            {
-                let at = |q: usize| durations[(durations.len() - 1) * q / 100];
-                out.push(HookTimingSummary {
-                    platform,
-                    event,
-                    runs: durations.len() as u64,
-                    p50_us: at(50),
-                    p95_us: at(95),
-                    max_us: durations[durations.len() - 1],
-                });
-            }
-            durations.clear();
-        };
-        for row in rows {
-            let (platform, event, duration) = row?;
-            let key = (platform, event);
-            if current.as_ref() != Some(&key) {
-                flush(current.take(), &mut durations);
-                current = Some(key);
-            }
-            durations.push(duration);
-        }
-        flush(current, &mut durations);
-        Ok(out)
-    }
 }
 
 #[cfg(test)]
@@ -189,7 +130,7 @@ mod tests {
     }
 
     #[test]
-    fn hook_percentiles() {
+    fn hook_durations_keep_the_newest_runs_per_event_sorted() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open_path(&dir.path().join("context.db")).expect("open");
         for us in 1..=100 {
@@ -200,13 +141,23 @@ mod tests {
         store
             .record_hook_timing("gemini-cli", "stop", 7)
             .expect("timing");
-        let summary = store.hook_timing_summary(1000).expect("summary");
-        assert_eq!(summary.len(), 2);
-        let claude = &summary[0];
+        let all = store.hook_durations(1000).expect("durations");
+        assert_eq!(all.len(), 101);
         assert_eq!(
-            (claude.runs, claude.p50_us, claude.p95_us, claude.max_us),
-            (100, 500, 950, 1000)
+            (all[0].platform.as_str(), all[0].duration_us),
+            ("claude-code", 10)
         );
-        assert_eq!(summary[1].p50_us, 7);
+        assert_eq!(
+            (all[100].platform.as_str(), all[100].duration_us),
+            ("gemini-cli", 7)
+        );
+        let newest = store.hook_durations(10).expect("durations");
+        let claude: Vec<u64> = newest
+            .iter()
+            .filter(|d| d.platform == "claude-code")
+            .map(|d| d.duration_us)
+            .collect();
+        assert_eq!(claude, (91..=100).map(|us| us * 10).collect::<Vec<_>>());
+        assert_eq!(newest.len(), 11);
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::sandbox_support::fixtures_dir;
 
-/// Fixtures smaller than this are not bench rows (DESIGN §9: rows ≥ 10 KB raw).
+/// Fixtures smaller than this are not bench rows (the target counts rows ≥ 10 KB raw).
 pub const MIN_RAW_BYTES: usize = 10 * 1024;
 
 pub struct Corpus {
