@@ -41,7 +41,7 @@ pub fn run(args: SetupArgs) -> anyhow::Result<()> {
     if args.remove {
         return remove(&root, &home, &args);
     }
-    let cm = setup::cm_command().map_err(|e| anyhow!(e))?;
+    let cm = setup::cm_command()?;
     let project = match &args.project {
         Some(dir) => Some(
             dir.canonicalize()
@@ -49,15 +49,13 @@ pub fn run(args: SetupArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let agents = setup::load_all(&root).map_err(|e| anyhow!(e))?;
-    let mut agents =
-        setup::select(agents, args.agents.as_deref(), &home).map_err(|e| anyhow!(e))?;
+    let agents = setup::load_all(&root)?;
+    let mut agents = setup::select(agents, args.agents.as_deref(), &home)?;
     let extras = Extras {
         routing: args.routing,
         statusline: args.statusline,
     };
-    let plan = setup::apply::plan(&root, &mut agents, &cm, &home, project.as_deref(), extras)
-        .map_err(|e| anyhow!(e))?;
+    let plan = setup::apply::plan(&root, &mut agents, &cm, &home, project.as_deref(), extras)?;
     println!("cm setup with {cm}");
     show_plan(&plan, &home);
     if !plan.changes_anything() || args.dry_run {
@@ -70,7 +68,7 @@ pub fn run(args: SetupArgs) -> anyhow::Result<()> {
         println!("nothing was changed");
         return Ok(());
     }
-    let backup = setup::apply::apply(&root, &plan).map_err(|e| anyhow!(e))?;
+    let backup = setup::apply::apply(&root, &plan)?;
     if let Some(backup) = backup {
         println!(
             "backed up {} file(s) to {}",
@@ -145,7 +143,7 @@ fn remove(root: &Path, home: &Path, args: &SetupArgs) -> anyhow::Result<()> {
         .agents
         .as_ref()
         .map(|ids| ids.iter().cloned().collect());
-    let files = setup::remove::plan(root, wanted.as_ref()).map_err(|e| anyhow!(e))?;
+    let files = setup::remove::plan(root, wanted.as_ref())?;
     if files.is_empty() {
         println!(
             "nothing to remove: setup recorded no files{}",
@@ -168,7 +166,7 @@ fn remove(root: &Path, home: &Path, args: &SetupArgs) -> anyhow::Result<()> {
         println!("nothing was changed");
         return Ok(());
     }
-    if let Some(backup) = setup::remove::apply(root, &files).map_err(|e| anyhow!(e))? {
+    if let Some(backup) = setup::remove::apply(root, &files)? {
         println!(
             "backed up {} file(s) to {}",
             backup.entries.len(),

@@ -22,7 +22,7 @@ pub fn checks(root: Option<&Path>) -> Vec<Check> {
     };
     let cm = match crate::setup::cm_command() {
         Ok(cm) => cm,
-        Err(err) => return vec![Check::warn("agents", err, None)],
+        Err(err) => return vec![Check::warn("agents", err.to_string(), None)],
     };
     match crate::setup::inspect(root, &home, &cm) {
         Ok(agents) => rows(&agents),

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::SetupError;
 use crate::plugins::bindings::{ConfigFormat, Descriptor, EditKind, SetupInput};
 use crate::plugins::{Adapter, BUILTIN_PLUGINS, PluginEngine, PluginKind, Registry};
 
@@ -35,10 +36,9 @@ pub struct ResolvedEdit {
 }
 
 /// Loads every adapter; one that fails to load is skipped with a warning.
-pub fn load_all(root: &Path) -> Result<Vec<Agent>, String> {
-    let engine =
-        PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root))).map_err(|e| e.to_string())?;
-    let registry = Registry::load(root).map_err(|e| e.to_string())?;
+pub fn load_all(root: &Path) -> Result<Vec<Agent>, SetupError> {
+    let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root)))?;
+    let registry = Registry::load(root)?;
     let mut agents: Vec<Agent> = Vec::new();
     for plugin in registry
         .plugins
@@ -112,12 +112,12 @@ impl Agent {
         home: &Path,
         project: Option<&Path>,
         extras: Extras,
-    ) -> Result<(Vec<ResolvedEdit>, Vec<String>), String> {
+    ) -> Result<(Vec<ResolvedEdit>, Vec<String>), SetupError> {
         let input = SetupInput {
             cm_command: cm_command.to_owned(),
             project_dir: project.map(|p| p.display().to_string()),
         };
-        let plan = self.adapter.setup_plan(&input).map_err(|e| e.to_string())?;
+        let plan = self.adapter.setup_plan(&input)?;
         let mut edits = Vec::new();
         let mut notes = Vec::new();
         for edit in plan.edits {

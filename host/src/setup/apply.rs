@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::agents::{Agent, Extras, ResolvedEdit, kind_name};
+use super::error::{ContentError, Result, SetupError};
 use super::files::{Backup, Written, read_existing, write_atomic};
 use super::manifest::Manifest;
 use super::model::{Change, MergeOutcome, Op};
@@ -70,13 +71,17 @@ pub fn plan(
     home: &Path,
     project: Option<&Path>,
     extras: Extras,
-) -> Result<Plan, String> {
+) -> Result<Plan> {
     let manifest = Manifest::load(root)?;
     let mut plan = Plan::default();
     for agent in agents.iter_mut() {
-        let (edits, notes) = agent
-            .plan(cm_command, home, project, extras)
-            .map_err(|e| format!("{}: {e}", agent.id()))?;
+        let (edits, notes) =
+            agent
+                .plan(cm_command, home, project, extras)
+                .map_err(|e| SetupError::Agent {
+                    agent: agent.id().to_owned(),
+                    error: Box::new(e),
+                })?;
         let id = agent.id().to_owned();
         for edit in edits {
             add_edit(&mut plan.files, &manifest, &id, &edit)?;
@@ -95,7 +100,7 @@ fn add_edit(
     manifest: &Manifest,
     agent: &str,
     edit: &ResolvedEdit,
-) -> Result<(), String> {
+) -> Result<()> {
     let format = format_name(edit.format);
     let index = match files.iter().position(|f| f.path == edit.path) {
         Some(i) => i,
@@ -118,14 +123,16 @@ fn add_edit(
     };
     let file = &mut files[index];
     if file.format != format {
-        return Err(format!(
-            "{}: edited both as {} and as {format}",
-            edit.shown, file.format
-        ));
+        return Err(SetupError::MixedFormats {
+            file: edit.shown.clone(),
+            first: file.format.to_owned(),
+            second: format.to_owned(),
+        });
     }
     let current = match &file.after {
         Some(bytes) => Some(
-            std::str::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", edit.shown))?,
+            std::str::from_utf8(bytes)
+                .map_err(|_| SetupError::content(&edit.shown, ContentError::NotUtf8))?,
         ),
         None => None,
     };
@@ -134,7 +141,7 @@ fn add_edit(
         .as_deref()
         .is_some_and(|bytes| manifest.owns_whole(&file.path, bytes));
     let merged = merge(edit.format, current, &edit.content, ours_whole)
-        .map_err(|e| format!("{} {e}", edit.shown))?;
+        .map_err(|e| SetupError::content(&edit.shown, e))?;
     file.agents.insert(agent.to_owned());
     file.summaries
         .push((kind_name(edit.kind).to_owned(), edit.summary.clone()));
@@ -159,7 +166,7 @@ pub fn merge(
     existing: Option<&str>,
     content: &str,
     ours_whole: bool,
-) -> Result<MergeOutcome, String> {
+) -> Result<MergeOutcome, ContentError> {
     match format {
         ConfigFormat::Json => json_merge::merge(existing, content),
         ConfigFormat::Toml => toml_merge::merge(existing, content),
@@ -172,8 +179,8 @@ pub fn merge(
 pub fn commit(
     root: &Path,
     files: &[FilePlan],
-    finish: impl FnOnce() -> Result<(), String>,
-) -> Result<Option<Backup>, String> {
+    finish: impl FnOnce() -> Result<()>,
+) -> Result<Option<Backup>> {
     let changing: Vec<&FilePlan> = files.iter().filter(|f| f.changes_anything()).collect();
     if changing.is_empty() {
         return Ok(None);
@@ -189,10 +196,7 @@ pub fn commit(
             // Re-read: a file changed since it was planned would lose that change.
             let now = read_existing(&file.path)?;
             if now != file.before {
-                return Err(format!(
-                    "{} changed while setup ran; run it again",
-                    file.path.display()
-                ));
+                return Err(SetupError::ChangedMeanwhile(file.path.clone()));
             }
             written.files.push((file.path.clone(), file.before.clone()));
             match &file.after {
@@ -200,7 +204,7 @@ pub fn commit(
                     .created_dirs
                     .extend(write_atomic(&file.path, bytes)?),
                 None => std::fs::remove_file(&file.path)
-                    .map_err(|e| format!("cannot delete {}: {e}", file.path.display()))?,
+                    .map_err(|e| SetupError::io("delete", &file.path, e))?,
             }
         }
         finish()
@@ -209,21 +213,22 @@ pub fn commit(
         Ok(()) => Ok(Some(backup)),
         Err(err) => {
             let failures = written.restore();
+            let cause = Box::new(err);
             if failures.is_empty() {
-                Err(format!("{err}; every file was restored"))
+                Err(SetupError::RolledBack { cause })
             } else {
-                Err(format!(
-                    "{err}; restoring failed too ({}), backups are in {}",
-                    failures.join("; "),
-                    backup.dir.display()
-                ))
+                Err(SetupError::RestoreFailed {
+                    cause,
+                    failures,
+                    backup: backup.dir.clone(),
+                })
             }
         }
     }
 }
 
 /// Applies a plan: commit, then record each changed file in the manifest.
-pub fn apply(root: &Path, plan: &Plan) -> Result<Option<Backup>, String> {
+pub fn apply(root: &Path, plan: &Plan) -> Result<Option<Backup>> {
     let mut manifest = Manifest::load(root)?;
     commit(root, &plan.files, || {
         for file in plan.files.iter().filter(|f| f.changes_anything()) {

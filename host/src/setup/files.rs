@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::error::{Result, SetupError};
+
 /// A file's bytes, or none when it does not exist (a parent that is not a directory
 /// also means "does not exist": writing it will fail, and that is reported then).
-pub fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, String> {
+pub fn read_existing(path: &Path) -> Result<Option<Vec<u8>>> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e)
@@ -18,16 +20,16 @@ pub fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, String> {
         {
             Ok(None)
         }
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => Err(SetupError::io("read", path, e)),
     }
 }
 
 /// Writes `bytes` to `path` through a temp file in the same directory and a rename,
 /// keeping the old file's permissions. Returns the directories it had to create.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<Vec<PathBuf>, String> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<Vec<PathBuf>> {
     let parent = path
         .parent()
-        .ok_or_else(|| format!("{} has no parent directory", path.display()))?;
+        .ok_or_else(|| SetupError::NoParent(path.to_path_buf()))?;
     let created = create_dirs(parent)?;
     let name = path
         .file_name()
@@ -47,13 +49,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<Vec<PathBuf>, String> {
         for dir in created.iter().rev() {
             let _ = std::fs::remove_dir(dir);
         }
-        format!("cannot write {}: {e}", path.display())
+        SetupError::io("write", path, e)
     })?;
     Ok(created)
 }
 
 /// Creates `dir` and its missing ancestors; returns those it created, outermost first.
-fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>, String> {
+fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut missing = Vec::new();
     let mut cursor = Some(dir);
     while let Some(d) = cursor {
@@ -65,8 +67,7 @@ fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>, String> {
     }
     missing.reverse();
     for d in &missing {
-        std::fs::create_dir(d)
-            .map_err(|e| format!("cannot create directory {}: {e}", d.display()))?;
+        std::fs::create_dir(d).map_err(|e| SetupError::io("create directory", d, e))?;
     }
     Ok(missing)
 }
@@ -88,7 +89,7 @@ pub struct Backup {
 
 impl Backup {
     /// Copies each file that exists; records the ones that do not.
-    pub fn take(root: &Path, files: &[(PathBuf, Option<Vec<u8>>)]) -> Result<Backup, String> {
+    pub fn take(root: &Path, files: &[(PathBuf, Option<Vec<u8>>)]) -> Result<Backup> {
         let stamp = stamp_now();
         let base = root.join("backups");
         let mut dir = base.join(&stamp);
@@ -98,7 +99,7 @@ impl Backup {
             dir = base.join(format!("{stamp}-{n}"));
         }
         std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create backup directory {}: {e}", dir.display()))?;
+            .map_err(|e| SetupError::io("create backup directory", &dir, e))?;
         let mut entries = Vec::new();
         for (path, bytes) in files {
             if let Some(bytes) = bytes {
@@ -110,7 +111,10 @@ impl Backup {
                 existed: bytes.is_some(),
             });
         }
-        let index = serde_json::to_string_pretty(&entries).map_err(|e| e.to_string())?;
+        let index = serde_json::to_string_pretty(&entries).map_err(|error| SetupError::Encode {
+            what: "the backup index",
+            error,
+        })?;
         write_atomic(&dir.join("index.json"), index.as_bytes())?;
         Ok(Backup { dir, entries })
     }
@@ -146,10 +150,10 @@ impl Written {
                         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => Ok(()),
                         _ => Err(e),
                     })
-                    .map_err(|e| format!("cannot delete {}: {e}", path.display())),
+                    .map_err(|e| SetupError::io("delete", path, e)),
             };
             if let Err(e) = result {
-                failures.push(e);
+                failures.push(e.to_string());
             }
         }
         for dir in self.created_dirs.iter().rev() {
@@ -199,6 +203,11 @@ mod tests {
         std::fs::write(dir.path().join("rules"), b"").unwrap();
         let path = dir.path().join("rules/context-mode.md");
         assert_eq!(read_existing(&path).unwrap(), None);
-        assert!(write_atomic(&path, b"x").unwrap_err().contains("cannot"));
+        assert!(
+            write_atomic(&path, b"x")
+                .unwrap_err()
+                .to_string()
+                .starts_with("cannot ")
+        );
     }
 }

@@ -68,7 +68,7 @@ pub fn inspect(
     root: &Path,
     home: &Path,
     cm_command: &str,
-) -> Result<Vec<AgentRegistration>, String> {
+) -> super::error::Result<Vec<AgentRegistration>> {
     let mut agents = load_all(root)?;
     let manifest = Manifest::load(root)?;
     let mut report = Vec::new();
@@ -105,11 +105,19 @@ pub fn check(manifest: &Manifest, path: &Path, format: ConfigFormat, content: &s
     let bytes = match read_existing(path) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return EditState::Missing,
-        Err(reason) => return EditState::Unreadable { reason },
+        Err(err) => {
+            return EditState::Unreadable {
+                reason: err.to_string(),
+            };
+        }
     };
     let Ok(text) = String::from_utf8(bytes) else {
         return EditState::Unreadable {
-            reason: format!("{} is not UTF-8 text", path.display()),
+            reason: super::error::SetupError::content(
+                path.display(),
+                super::error::ContentError::NotUtf8,
+            )
+            .to_string(),
         };
     };
     let ours_whole = manifest.owns_whole(path, text.as_bytes());
@@ -117,7 +125,7 @@ pub fn check(manifest: &Manifest, path: &Path, format: ConfigFormat, content: &s
         Ok(merged) => merged,
         Err(reason) => {
             return EditState::Unreadable {
-                reason: format!("{} {reason}", path.display()),
+                reason: super::error::SetupError::content(path.display(), reason).to_string(),
             };
         }
     };

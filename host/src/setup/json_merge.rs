@@ -6,15 +6,16 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
 use serde_json::Value;
 
+use super::error::ContentError;
 use super::model::{Change, MergeOutcome, Op, dotted, entry_path};
 use super::signature::{invocations, is_ours_for};
 
 /// Merges `content` (a JSON object) into `existing` (absent: a new file).
-pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, String> {
-    let plan = parse(content).map_err(|e| format!("the adapter's plan is not JSON: {e}"))?;
+pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, ContentError> {
+    let plan = parse(content).map_err(|e| ContentError::BadPlan(Box::new(e)))?;
     let ours = match plan.value().map(|v| to_tree(&v)) {
         Some(CstInputValue::Object(pairs)) => pairs,
-        _ => return Err("the adapter's plan is not a JSON object".into()),
+        _ => return Err(ContentError::BadPlan(Box::new(ContentError::NotJsonObject))),
     };
     let text = existing.unwrap_or("");
     let root = if text.trim().is_empty() {
@@ -38,7 +39,7 @@ pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, Stri
 
 /// Takes out what `ops` added, leaving everything else; notes what was left because
 /// it changed since setup.
-pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, String> {
+pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, ContentError> {
     let root = parse(existing)?;
     let object = root_object(&root)?;
     let mut outcome = MergeOutcome::default();
@@ -62,7 +63,7 @@ pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, String> {
 }
 
 /// A JSONC file as a plain value (comments dropped), for inspection.
-pub fn to_value(text: &str) -> Result<Value, String> {
+pub fn to_value(text: &str) -> Result<Value, ContentError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
@@ -73,22 +74,16 @@ pub fn to_value(text: &str) -> Result<Value, String> {
         .unwrap_or(Value::Null))
 }
 
-fn parse(text: &str) -> Result<CstRootNode, String> {
-    CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| {
-        format!(
-            "is not valid JSON: {}",
-            crate::human::first_line(&e.to_string())
-        )
-    })
+fn parse(text: &str) -> Result<CstRootNode, ContentError> {
+    CstRootNode::parse(text, &ParseOptions::default())
+        .map_err(|e| ContentError::NotJson(crate::human::first_line(&e.to_string()).to_string()))
 }
 
-fn root_object(root: &CstRootNode) -> Result<CstObject, String> {
+fn root_object(root: &CstRootNode) -> Result<CstObject, ContentError> {
     match root.value() {
         // A file holding only comments gets an object.
         None => Ok(root.object_value_or_set()),
-        Some(value) => value
-            .as_object()
-            .ok_or_else(|| "is not a JSON object at the top".to_string()),
+        Some(value) => value.as_object().ok_or(ContentError::NotJsonObject),
     }
 }
 

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::apply::FilePlan;
+use super::error::{Result, SetupError};
 use super::files::write_atomic;
 use super::model::Op;
 use super::signature::{invocations, is_ours_for};
@@ -41,19 +42,22 @@ pub fn setup_dir(root: &Path) -> PathBuf {
 }
 
 impl Manifest {
-    pub fn load(root: &Path) -> Result<Manifest, String> {
+    pub fn load(root: &Path) -> Result<Manifest> {
         let path = setup_dir(root).join("manifest.json");
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| format!("{} is not a valid setup manifest: {e}", path.display())),
+                .map_err(|error| SetupError::BadManifest { path, error }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Manifest::default()),
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+            Err(e) => Err(SetupError::io("read", path, e)),
         }
     }
 
-    pub fn save(&mut self, root: &Path) -> Result<(), String> {
+    pub fn save(&mut self, root: &Path) -> Result<()> {
         self.format = MANIFEST_FORMAT;
-        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(self).map_err(|error| SetupError::Encode {
+            what: "the setup manifest",
+            error,
+        })?;
         write_atomic(&setup_dir(root).join("manifest.json"), text.as_bytes()).map(|_| ())
     }
 
@@ -77,7 +81,7 @@ impl Manifest {
     }
 
     /// Records one applied file, chaining onto an earlier record of the same file.
-    pub fn record(&mut self, root: &Path, file: &FilePlan) -> Result<(), String> {
+    pub fn record(&mut self, root: &Path, file: &FilePlan) -> Result<()> {
         let (path, agents, format, ops) = (&file.path, &file.agents, file.format, file.ops.clone());
         let before = file.before.as_deref();
         let after = file.after.as_deref().unwrap_or_default();
@@ -111,7 +115,7 @@ impl Manifest {
     }
 }
 
-fn store_original(root: &Path, bytes: &[u8]) -> Result<String, String> {
+fn store_original(root: &Path, bytes: &[u8]) -> Result<String> {
     let sha = sha256_hex(bytes);
     let path = setup_dir(root).join("originals").join(&sha);
     if !path.exists() {

@@ -5,6 +5,7 @@
 
 pub mod agents;
 pub mod apply;
+pub mod error;
 pub mod files;
 pub mod inspect;
 pub mod json_merge;
@@ -19,11 +20,12 @@ use std::path::Path;
 
 pub use agents::{Agent, Extras, load_all};
 pub use apply::{FilePlan, Plan};
+pub use error::{ContentError, SetupError};
 pub use inspect::{AgentRegistration, DuplicateHook, EditCheck, EditState, inspect};
 
 /// The command agents will run: the canonical absolute path of this executable.
-pub fn cm_command() -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the cm executable: {e}"))?;
+pub fn cm_command() -> Result<String, SetupError> {
+    let exe = std::env::current_exe().map_err(SetupError::NoExecutable)?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe.display().to_string())
 }
@@ -33,15 +35,15 @@ pub fn select(
     agents: Vec<Agent>,
     wanted: Option<&[String]>,
     home: &Path,
-) -> Result<Vec<Agent>, String> {
+) -> Result<Vec<Agent>, SetupError> {
     let known: Vec<String> = agents.iter().map(|a| a.id().to_owned()).collect();
     match wanted {
         Some(ids) => {
             if let Some(unknown) = ids.iter().find(|id| !known.contains(id)) {
-                return Err(format!(
-                    "unknown agent {unknown:?}; known agents: {}",
-                    known.join(", ")
-                ));
+                return Err(SetupError::UnknownAgent {
+                    name: unknown.clone(),
+                    known: known.join(", "),
+                });
             }
             Ok(agents
                 .into_iter()
@@ -55,11 +57,10 @@ pub fn select(
                 .collect();
             let found: Vec<Agent> = agents.into_iter().filter(|a| a.detected(home)).collect();
             if found.is_empty() {
-                return Err(format!(
-                    "no agent detected (looked for {}); pick one with --agents <id> (known agents: {})",
-                    markers.join(", "),
-                    known.join(", ")
-                ));
+                return Err(SetupError::NoAgentDetected {
+                    markers: markers.join(", "),
+                    known: known.join(", "),
+                });
             }
             Ok(found)
         }
@@ -72,7 +73,7 @@ pub fn already_set_up(
     root: &Path,
     home: &Path,
     cm_command: &str,
-) -> Result<Vec<(String, Extras)>, String> {
+) -> Result<Vec<(String, Extras)>, SetupError> {
     let manifest = manifest::Manifest::load(root)?;
     let recorded = manifest.agents();
     let mut found = Vec::new();

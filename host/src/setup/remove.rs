@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::apply::{FilePlan, commit};
+use super::error::{ContentError, Result, SetupError};
 use super::files::{Backup, read_existing};
 use super::manifest::{Manifest, original_bytes};
 use super::model::{Change, ChangeKind};
@@ -13,7 +14,7 @@ use super::{json_merge, text_merge, toml_merge};
 use crate::plugins::registry::sha256_hex;
 
 /// The removal of the given agents' registrations (all recorded agents when none).
-pub fn plan(root: &Path, agents: Option<&BTreeSet<String>>) -> Result<Vec<FilePlan>, String> {
+pub fn plan(root: &Path, agents: Option<&BTreeSet<String>>) -> Result<Vec<FilePlan>> {
     let manifest = Manifest::load(root)?;
     let mut files = Vec::new();
     for (path, record) in &manifest.files {
@@ -58,13 +59,13 @@ pub fn plan(root: &Path, agents: Option<&BTreeSet<String>>) -> Result<Vec<FilePl
                 .push(whole("restore the bytes it had before setup"));
         } else {
             let text = String::from_utf8(current)
-                .map_err(|_| format!("{} is not UTF-8 text", path.display()))?;
+                .map_err(|_| SetupError::content(path.display(), ContentError::NotUtf8))?;
             let outcome = match record.format.as_str() {
                 "json" => json_merge::unmerge(&text, &record.ops),
                 "toml" => toml_merge::unmerge(&text, &record.ops),
                 _ => text_merge::unmerge(&text, &record.ops),
             }
-            .map_err(|e| format!("{} {e}", path.display()))?;
+            .map_err(|e| SetupError::content(path.display(), e))?;
             file.after = Some(outcome.text.into_bytes());
             file.changes = outcome.changes;
             file.notes = outcome.notes;
@@ -84,7 +85,7 @@ fn whole(what: &str) -> Change {
 }
 
 /// Removes, backing up first; the manifest forgets the files it handled.
-pub fn apply(root: &Path, files: &[FilePlan]) -> Result<Option<Backup>, String> {
+pub fn apply(root: &Path, files: &[FilePlan]) -> Result<Option<Backup>> {
     let mut manifest = Manifest::load(root)?;
     let backup = commit(root, files, || {
         for file in files {

@@ -2,6 +2,7 @@
 //! that exists and is not ours (AGENTS.md: the user writes it too) gets our content as
 //! a marked block at its end, and only that block is ever replaced or taken out.
 
+use super::error::ContentError;
 use super::model::{Change, ChangeKind, MergeOutcome, Op};
 
 pub const BLOCK_BEGIN: &str = "<!-- context-mode:begin -->";
@@ -13,7 +14,7 @@ pub fn merge(
     existing: Option<&str>,
     content: &str,
     ours_whole: bool,
-) -> Result<MergeOutcome, String> {
+) -> Result<MergeOutcome, ContentError> {
     let unchanged = |text: &str| MergeOutcome {
         text: text.to_owned(),
         ..MergeOutcome::default()
@@ -64,7 +65,7 @@ pub fn merge(
 
 /// Takes our block out of a file the user edited since setup (the separator we put
 /// before it too, when it is still there). A file that was ours whole is left as is.
-pub fn unmerge(text: &str, ops: &[Op]) -> Result<MergeOutcome, String> {
+pub fn unmerge(text: &str, ops: &[Op]) -> Result<MergeOutcome, ContentError> {
     let mut outcome = MergeOutcome {
         text: text.to_owned(),
         ..MergeOutcome::default()
@@ -145,14 +146,15 @@ fn separator_after(text: &str) -> &'static str {
 
 /// The byte range of our block: from its begin marker's line to the end of its end
 /// marker's line (its newline included).
-fn find_block(text: &str) -> Result<Option<(usize, usize)>, String> {
+fn find_block(text: &str) -> Result<Option<(usize, usize)>, ContentError> {
     let Some(start) = marker_line(text, BLOCK_BEGIN, 0) else {
         return Ok(None);
     };
     let Some(end_marker) = marker_line(text, BLOCK_END, start) else {
-        return Err(format!(
-            "has a {BLOCK_BEGIN} line without a {BLOCK_END} line after it; fix or delete the block and run setup again"
-        ));
+        return Err(ContentError::UnterminatedBlock {
+            begin: BLOCK_BEGIN,
+            end: BLOCK_END,
+        });
     };
     let after = end_marker + BLOCK_END.len();
     let end = match text[after..].find('\n') {
@@ -236,7 +238,9 @@ mod tests {
 
     #[test]
     fn an_unterminated_block_is_refused_in_one_line() {
-        let err = merge(Some(&format!("x\n{BLOCK_BEGIN}\nhalf\n")), OURS, false).unwrap_err();
+        let err = merge(Some(&format!("x\n{BLOCK_BEGIN}\nhalf\n")), OURS, false)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(BLOCK_END) && !err.contains('\n'), "{err}");
     }
 

@@ -4,17 +4,13 @@
 use serde_json::Value as Json;
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, TableLike, Value};
 
+use super::error::ContentError;
 use super::model::{Change, MergeOutcome, Op, dotted, entry_path};
 use super::signature::{invocations, is_ours_for};
 
 /// Merges `content` (a TOML document) into `existing` (absent: a new file).
-pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, String> {
-    let ours: DocumentMut = content.parse().map_err(|e: toml_edit::TomlError| {
-        format!(
-            "the adapter's plan is not TOML: {}",
-            crate::human::one_line(&e.to_string())
-        )
-    })?;
+pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, ContentError> {
+    let ours = parse(content).map_err(|e| ContentError::BadPlan(Box::new(e)))?;
     let text = existing.unwrap_or("");
     let mut doc = parse(text)?;
     let non_empty = !text.trim().is_empty();
@@ -35,7 +31,7 @@ pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, Stri
 }
 
 /// Takes out what `ops` added, leaving everything else.
-pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, String> {
+pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, ContentError> {
     let mut doc = parse(existing)?;
     let mut out = MergeOutcome::default();
     for op in ops.iter().rev() {
@@ -70,16 +66,13 @@ pub fn unmerge(existing: &str, ops: &[Op]) -> Result<MergeOutcome, String> {
 }
 
 /// A TOML file as a plain JSON value, for inspection.
-pub fn to_value(text: &str) -> Result<Json, String> {
+pub fn to_value(text: &str) -> Result<Json, ContentError> {
     Ok(table_json(parse(text)?.as_table()))
 }
 
-fn parse(text: &str) -> Result<DocumentMut, String> {
+fn parse(text: &str) -> Result<DocumentMut, ContentError> {
     text.parse().map_err(|e: toml_edit::TomlError| {
-        format!(
-            "is not valid TOML: {}",
-            crate::human::one_line(&e.to_string())
-        )
+        ContentError::NotToml(crate::human::one_line(&e.to_string()))
     })
 }
 

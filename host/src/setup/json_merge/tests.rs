@@ -141,14 +141,14 @@ fn new_and_comment_only_files_and_bad_files() {
         value(&comment_only.text)["mcpServers"]["context-mode"]["args"][0],
         "serve"
     );
-    assert!(
-        merge(Some("[1, 2]"), OURS)
-            .unwrap_err()
-            .contains("not a JSON object")
+    assert_eq!(
+        merge(Some("[1, 2]"), OURS).unwrap_err(),
+        crate::setup::ContentError::NotJsonObject
     );
     assert!(
         merge(Some("{\"a\": "), OURS)
             .unwrap_err()
-            .contains("not valid JSON")
+            .to_string()
+            .starts_with("is not valid JSON: ")
     );
 }

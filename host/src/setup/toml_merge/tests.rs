@@ -94,6 +94,7 @@ fn new_file_and_array_entries() {
     assert!(
         merge(Some("a = "), ours)
             .unwrap_err()
-            .contains("not valid TOML")
+            .to_string()
+            .starts_with("is not valid TOML: ")
     );
 }
