@@ -11,7 +11,7 @@ use serde_json::Value;
 /// A list of strings from: a list, a bare string, or a string holding a JSON array.
 pub fn string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     let value = Option::<Value>::deserialize(d)?;
-    string_list_from(value.unwrap_or(Value::Null)).map_err(D::Error::custom)
+    string_list_from(value.unwrap_or(Value::Null))
 }
 
 /// Like [`string_list`], for `Option<Vec<String>>` fields.
@@ -19,11 +19,11 @@ pub fn opt_string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Str
     let value = Option::<Value>::deserialize(d)?;
     match value {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => string_list_from(v).map(Some).map_err(D::Error::custom),
+        Some(v) => string_list_from(v).map(Some),
     }
 }
 
-fn string_list_from(value: Value) -> Result<Vec<String>, String> {
+fn string_list_from<E: serde::de::Error>(value: Value) -> Result<Vec<String>, E> {
     match value {
         Value::Null => Ok(Vec::new()),
         Value::String(s) => {
@@ -40,12 +40,12 @@ fn string_list_from(value: Value) -> Result<Vec<String>, String> {
     }
 }
 
-fn scalar_to_string(value: Value) -> Result<String, String> {
+fn scalar_to_string<E: serde::de::Error>(value: Value) -> Result<String, E> {
     match value {
         Value::String(s) => Ok(s),
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
-        other => Err(format!("expected a string, got {other}")),
+        other => Err(E::custom(format!("expected a string, got {other}"))),
     }
 }
 

@@ -7,6 +7,29 @@ use super::Check;
 
 const NAME: &str = "sqlite + fts5";
 
+/// Which step of the FTS5 probe failed.
+#[derive(Debug, thiserror::Error)]
+enum ProbeError {
+    #[error("cannot open: {0}")]
+    Open(rusqlite::Error),
+    #[error("FTS5 tokenizer {tokenizer:?} unavailable: {error}")]
+    Tokenizer {
+        tokenizer: &'static str,
+        error: rusqlite::Error,
+    },
+    #[error("FTS5 {tokenizer:?} query failed: {error}")]
+    Query {
+        tokenizer: &'static str,
+        error: rusqlite::Error,
+    },
+    #[error("FTS5 {tokenizer:?} found {hits} rows for {query:?}, expected 1")]
+    WrongHits {
+        tokenizer: &'static str,
+        query: &'static str,
+        hits: i64,
+    },
+}
+
 pub fn check() -> Check {
     let version = rusqlite::version();
     match probe() {
@@ -22,8 +45,8 @@ pub fn check() -> Check {
     }
 }
 
-fn probe() -> Result<(), String> {
-    let conn = Connection::open_in_memory().map_err(|e| format!("cannot open: {e}"))?;
+fn probe() -> Result<(), ProbeError> {
+    let conn = Connection::open_in_memory().map_err(ProbeError::Open)?;
     for (table, tokenizer, query) in [
         ("words", "porter unicode61", "running"),
         ("grams", "trigram", "ctx_exec"),
@@ -32,18 +55,20 @@ fn probe() -> Result<(), String> {
             "CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize = '{tokenizer}');
              INSERT INTO {table}(body) VALUES ('the runner runs ctx_execute');"
         ))
-        .map_err(|e| format!("FTS5 tokenizer {tokenizer:?} unavailable: {e}"))?;
+        .map_err(|error| ProbeError::Tokenizer { tokenizer, error })?;
         let hits: i64 = conn
             .query_row(
                 &format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1"),
                 [format!("\"{query}\"")],
                 |row| row.get(0),
             )
-            .map_err(|e| format!("FTS5 {tokenizer:?} query failed: {e}"))?;
+            .map_err(|error| ProbeError::Query { tokenizer, error })?;
         if hits != 1 {
-            return Err(format!(
-                "FTS5 {tokenizer:?} found {hits} rows for {query:?}, expected 1"
-            ));
+            return Err(ProbeError::WrongHits {
+                tokenizer,
+                query,
+                hits,
+            });
         }
     }
     Ok(())

@@ -17,7 +17,7 @@ pub fn render(outcomes: &[RequestOutcome]) -> String {
     if indexed == 0 {
         return outcomes
             .iter()
-            .filter_map(|o| o.result.as_ref().err().cloned())
+            .filter_map(|o| o.result.as_ref().err().map(ToString::to_string))
             .collect::<Vec<_>>()
             .join("\n");
     }
@@ -214,7 +214,11 @@ mod tests {
         let failed = RequestOutcome {
             url: "http://h/x".into(),
             source: "h/x".into(),
-            result: Err("Failed to fetch http://h/x: HTTP 404".into()),
+            result: Err(crate::fetch::FetchError::new(
+                "http://h/x",
+                crate::fetch::FetchFailure::Status(404),
+            )
+            .into()),
         };
         assert_eq!(render(&[failed]), "Failed to fetch http://h/x: HTTP 404");
     }

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::client::{FetchOptions, FetchedPage, fetch_url};
+use super::error::FetchError;
 use crate::limits;
 
 /// Where fetched pages go: the store's side of `ctx_fetch_and_index`.
@@ -135,8 +136,21 @@ pub struct RequestOutcome {
     /// The URL as given.
     pub url: String,
     pub source: String,
-    /// The page summary, or the one-line failure.
-    pub result: Result<PageIndexed, String>,
+    /// The page summary, or why there is none.
+    pub result: Result<PageIndexed, RequestFailure>,
+}
+
+/// Why one URL of a `ctx_fetch_and_index` call was not indexed; displayed as one line.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RequestFailure {
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// The page came back but could not be indexed (`message` is one line).
+    #[error("Failed to index {url}: {message}")]
+    Index { url: String, message: String },
+    /// The task running the request died (a panic inside it).
+    #[error("Failed to fetch {url}: internal error")]
+    Internal { url: String },
 }
 
 #[derive(Debug, Clone)]
@@ -189,9 +203,11 @@ pub async fn fetch_and_index<S: FetchSink + ?Sized>(
     }
     let mut outcomes = Vec::with_capacity(jobs.len());
     for (job, handle) in jobs.into_iter().zip(handles) {
-        let result = handle
-            .await
-            .unwrap_or_else(|_| Err(format!("Failed to fetch {}: internal error", job.url)));
+        let result = handle.await.unwrap_or_else(|_| {
+            Err(RequestFailure::Internal {
+                url: job.url.clone(),
+            })
+        });
         outcomes.push(RequestOutcome {
             url: job.url,
             source: job.source,
@@ -270,7 +286,7 @@ async fn run_one<S: FetchSink + ?Sized>(
     source: &str,
     cache_ttl_ms: Option<u64>,
     opts: &FetchOptions,
-) -> Result<PageIndexed, String> {
+) -> Result<PageIndexed, RequestFailure> {
     if let (Some(ttl_ms), Some(key)) = (cache_ttl_ms, key) {
         let (store, src) = (Arc::clone(&sink), source.to_string());
         match tokio::task::spawn_blocking(move || store.cached(&src, &key, ttl_ms)).await {
@@ -288,14 +304,20 @@ async fn run_one<S: FetchSink + ?Sized>(
             Err(err) => tracing::warn!(url, "fetch cache lookup panicked: {err}"),
         }
     }
-    let page = fetch_url(url, opts).await.map_err(|e| e.to_string())?;
+    let page = fetch_url(url, opts).await?;
     let redirected_to = (page.final_url != page.requested_url).then(|| page.final_url.clone());
     let (fetched_bytes, truncated) = (page.body.len(), page.truncated);
     let src = source.to_string();
     let summary = tokio::task::spawn_blocking(move || sink.index_page(&src, &page))
         .await
-        .map_err(|_| format!("Failed to index {url}: internal error"))?
-        .map_err(|err| format!("Failed to index {url}: {err:#}").replace(['\r', '\n'], " "))?;
+        .map_err(|_| RequestFailure::Index {
+            url: url.to_string(),
+            message: "internal error".into(),
+        })?
+        .map_err(|err| RequestFailure::Index {
+            url: url.to_string(),
+            message: format!("{err:#}").replace(['\r', '\n'], " "),
+        })?;
     Ok(PageIndexed {
         summary,
         cached: false,
