@@ -29,7 +29,7 @@ impl Service {
     /// The policy chain and rules, loaded once for a call that asks several questions.
     pub(super) fn rule_check(&self) -> Result<RuleCheck, Reply> {
         if let Some(reason) = &self.no_project {
-            return Err(Reply::error(reason));
+            return Err(Reply::error(reason.to_string()));
         }
         let engine = self.engine.as_ref().map_err(|e| {
             Reply::error(format!("security check unavailable ({e}); nothing was run"))

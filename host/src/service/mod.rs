@@ -31,6 +31,11 @@ pub use resume::{ResumeParams, resume};
 pub use shape::printable;
 pub use upgrade::{UpgradeParams, upgrade};
 
+// The parameters of every operation, so a front end needs nothing from the layers below.
+pub use crate::fetch::FetchAndIndexParams;
+pub use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
+pub use crate::search::{IndexParams, PurgeParams, SearchParams};
+
 /// What a tool call returns to the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -66,7 +71,7 @@ pub struct Service {
     pub root: PathBuf,
     pub project_dir: PathBuf,
     /// Why there is no project to work for (the working directory is gone), if so.
-    no_project: Option<String>,
+    no_project: Option<crate::paths::ProjectDirError>,
     pub session_id: String,
     store: Result<Arc<Mutex<Store>>, String>,
     sandbox: Sandbox,
@@ -89,13 +94,22 @@ pub struct Platform {
 }
 
 impl Service {
-    pub fn new(root: PathBuf, project_dir: PathBuf, session_id: String) -> Self {
-        // Started in a deleted working directory, the caller's fallback project is `/`:
-        // every tool call answers why instead (the server stays up, so the agent can say
-        // so), and no store is opened for `/`.
-        let no_project = crate::paths::project_dir().err().map(|e| e.to_string());
+    /// `project` is [`crate::paths::project_dir`], computed once by the caller.
+    pub fn new(
+        root: PathBuf,
+        project: Result<PathBuf, crate::paths::ProjectDirError>,
+        session_id: String,
+    ) -> Self {
+        // Started in a deleted working directory there is no project: every tool call
+        // that reads, runs or stores answers why instead (the server stays up, so the
+        // agent can say so), and no store is opened. `/` only names the project in the
+        // reports, which find no store for it.
+        let (project_dir, no_project) = match project {
+            Ok(dir) => (dir, None),
+            Err(gone) => (PathBuf::from("/"), Some(gone)),
+        };
         let store = match &no_project {
-            Some(reason) => Err(reason.clone()),
+            Some(reason) => Err(reason.to_string()),
             None => Store::open(&root, &project_dir)
                 .map(|s| Arc::new(Mutex::new(s)))
                 .map_err(|e| format!("the project store cannot be opened: {e}")),
@@ -115,6 +129,14 @@ impl Service {
             platform: OnceLock::new(),
             platform_detected: std::sync::atomic::AtomicBool::new(false),
             source_counter: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The project this service works for, or why there is none.
+    pub fn project(&self) -> Result<PathBuf, crate::paths::ProjectDirError> {
+        match &self.no_project {
+            Some(gone) => Err(gone.clone()),
+            None => Ok(self.project_dir.clone()),
         }
     }
 
