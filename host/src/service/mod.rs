@@ -23,7 +23,9 @@ use crate::store::Store;
 
 pub use doctor::{DoctorParams, doctor};
 pub use execute::{batch_execute, execute, execute_file};
-pub use knowledge::{fetch_and_index, index, purge, search};
+pub use knowledge::{
+    fetch_and_index, index, index_from_terminal, purge, search, search_from_terminal,
+};
 pub use report::{
     InsightParams, StatsParams, insight, open_project_read_only, stats, stats_report, write_insight,
 };
@@ -34,7 +36,7 @@ pub use upgrade::{UpgradeParams, upgrade};
 // The parameters of every operation, so a front end needs nothing from the layers below.
 pub use crate::fetch::FetchAndIndexParams;
 pub use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
-pub use crate::search::{IndexParams, PurgeParams, SearchParams};
+pub use crate::search::{IndexParams, PathIndexReport, PurgeParams, SearchParams, human_bytes};
 
 /// What a tool call returns to the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
