@@ -2,11 +2,13 @@
 //! the project store, the sandbox, the flood guard and the plugin engine. The MCP layer
 //! parses arguments and calls in here; this layer calls the store, sandbox and fetcher.
 
+pub mod continuity;
 mod doctor;
 mod execute;
 mod guard;
 mod knowledge;
 mod platform;
+mod policy_context;
 mod report;
 mod resume;
 mod rule_input;
@@ -26,6 +28,7 @@ pub use execute::{batch_execute, execute, execute_file};
 pub use knowledge::{
     fetch_and_index, index, index_from_terminal, purge, search, search_from_terminal,
 };
+pub use policy_context::policy_context;
 pub use report::{
     InsightParams, StatsParams, insight, open_project_read_only, stats, stats_report, write_insight,
 };
