@@ -7,6 +7,8 @@ pub mod doctor;
 pub mod fetch;
 pub mod hooks;
 pub mod journal;
+#[cfg(test)]
+mod layers;
 pub mod lenient;
 pub mod limits;
 pub mod mcp;
