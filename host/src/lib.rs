@@ -8,6 +8,8 @@ pub mod fetch;
 pub mod hooks;
 pub mod human;
 pub mod journal;
+#[cfg(test)]
+mod layers;
 pub mod lenient;
 pub mod limits;
 pub mod mcp;

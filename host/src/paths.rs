@@ -206,6 +206,24 @@ mod tests {
     }
 
     #[test]
+    fn the_project_is_canonical_and_a_relative_one_is_not_trusted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).expect("mkdir");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let canonical = real.canonicalize().expect("canonical");
+        assert_eq!(project_dir_of(Some(&link)), Ok(canonical));
+        let cwd = std::env::current_dir().expect("cwd");
+        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        assert_eq!(
+            project_dir_of(Some(Path::new("relative/dir"))),
+            Ok(cwd.clone())
+        );
+        assert_eq!(project_dir_of(None), Ok(cwd));
+    }
+
+    #[test]
     fn project_key_is_stable_and_short() {
         let a = project_key(Path::new("/nonexistent/project"));
         assert_eq!(a, project_key(Path::new("/nonexistent/project")));

@@ -237,3 +237,51 @@ fn a_terminal_sees_an_in_place_progress_line() {
         "the summary replaces the progress line: {text:?}"
     );
 }
+
+/// `cm index` goes through the same service as `ctx_index`: the user's Read rules and
+/// the project's bounds hold for a person at a terminal as they do for the agent.
+#[test]
+fn the_rules_and_the_project_bounds_hold_at_the_terminal() {
+    let sandbox = Sandbox::new();
+    sandbox.write("config/.env.production", b"DB_PASSWORD=okapisecret456\n");
+    sandbox.write(
+        "config/app.md",
+        b"# App\n\nThe app reads the narwhal settings.\n",
+    );
+    sandbox.project_permissions(json!({"deny": ["Read(**/.env*)"]}));
+
+    let output = run(sandbox.cm(), &["index", "config/.env.production"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("cm: ") && err.contains("Read(**/.env*)"),
+        "the refusal names the rule: {err}"
+    );
+
+    let output = run(sandbox.cm(), &["index", "config"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("Skipped 1 denied by a permission rule"),
+        "{}",
+        stdout(&output)
+    );
+    let leaked = stdout(&run(sandbox.cm(), &["search", "okapisecret456"]));
+    assert!(leaked.contains("no results"), "{leaked}");
+    let found = stdout(&run(sandbox.cm(), &["search", "narwhal"]));
+    assert!(found.contains("1. config/app.md"), "{found}");
+
+    let outside = sandbox.home.join("notes/private.md");
+    std::fs::create_dir_all(outside.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&outside, "# Private\n\nThe gharial roadmap.\n").expect("write");
+    let output = run(sandbox.cm(), &["index", outside.to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("outside the project"),
+        "{}",
+        stderr(&output)
+    );
+    let leaked = stdout(&run(sandbox.cm(), &["search", "gharial"]));
+    assert!(leaked.contains("no results"), "{leaked}");
+}

@@ -115,3 +115,57 @@ fn indexed_control_characters_are_visible_in_search_snippets() {
     assert!(text.contains("noon"), "{text}");
     assert!(!text.contains(['\u{0}', '\u{7}']), "{text:?}");
 }
+
+/// The `tools/list` reply exactly as `cm serve` writes it, byte for byte: names,
+/// descriptions, schemas and annotations are what agents cache and models read, so a
+/// change to how a tool is registered must not change a byte of it. Set
+/// `UPDATE_GOLDEN=1` to rewrite the golden after a deliberate change.
+#[test]
+fn the_tool_list_is_byte_identical_to_its_golden() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let sandbox = Sandbox::new();
+    let mut child = sandbox
+        .cm()
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn cm serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    for message in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"golden","version":"1.0.0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
+    ] {
+        writeln!(stdin, "{message}").expect("write");
+    }
+    stdin.flush().expect("flush");
+    let listed = loop {
+        let mut line = String::new();
+        let read = stdout.read_line(&mut line).expect("read");
+        assert!(
+            read > 0,
+            "cm serve closed stdout before answering tools/list"
+        );
+        if line.starts_with(r#"{"jsonrpc":"2.0","id":2,"#) {
+            break line;
+        }
+    };
+    drop(stdin);
+    let _ = child.wait();
+    let golden = common::repo_root().join("tests/golden/mcp/tools-list.json");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(golden.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&golden, &listed).expect("write golden");
+    }
+    let expected = std::fs::read_to_string(&golden).expect("tests/golden/mcp/tools-list.json");
+    assert!(
+        listed == expected,
+        "tools/list differs from {}:\n got: {listed}\nwant: {expected}",
+        golden.display()
+    );
+}

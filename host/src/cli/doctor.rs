@@ -14,7 +14,10 @@ pub struct DoctorArgs {
 }
 
 pub fn run(args: DoctorArgs) -> ExitCode {
-    let report = doctor::run(&DoctorOptions::current(), Vec::new());
+    let report = doctor::run(
+        &DoctorOptions::current(crate::mcp::tools::names()),
+        Vec::new(),
+    );
     if args.json {
         println!("{}", report.to_json());
     } else {

@@ -1,6 +1,7 @@
 //! `cm index` and `cm search`: the project's knowledge base from a terminal. Same store
 //! (the project is `CONTEXT_MODE_PROJECT_DIR`, else the working directory, as for
-//! `cm serve`) and the same services as `ctx_index` / `ctx_search`.
+//! `cm serve`) and the same services as `ctx_index` / `ctx_search`: the user's rules and
+//! the project's bounds hold here as they do for the agent.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -9,11 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail};
 use clap::Args;
 
-use crate::search::{
-    FloodGuard, IndexParams, PathIndexReport, SearchParams, ToolContext, WalkHooks, ctx_index_with,
-    ctx_search,
-};
-use crate::store::Store;
+use crate::service::{self, IndexParams, PathIndexReport, SearchParams, Service};
 
 /// How often the progress line is redrawn, at most.
 const PROGRESS_REDRAW_MS: u64 = 100;
@@ -40,33 +37,13 @@ pub struct SearchArgs {
     pub limit: Option<u64>,
 }
 
-/// The project store and who is asking, shared by both commands.
-struct Session {
-    store: Store,
-    project_dir: PathBuf,
-    session_id: String,
-}
-
-impl Session {
-    fn open() -> anyhow::Result<Self> {
-        let root = super::data_root()?;
-        let project_dir = crate::paths::project_dir()?;
-        let store =
-            Store::open(&root, &project_dir).context("the project store cannot be opened")?;
-        let session_id = format!("cli-{}-{}", std::process::id(), crate::timestamp::now_ms());
-        Ok(Session {
-            store,
-            project_dir,
-            session_id,
-        })
-    }
-
-    fn context(&self) -> ToolContext<'_> {
-        ToolContext {
-            session_id: &self.session_id,
-            project_dir: &self.project_dir,
-        }
-    }
+/// The service of this project for one terminal command.
+fn open_service() -> anyhow::Result<Service> {
+    let root = super::data_root()?;
+    // No project is this command's error, not a refusal of every call.
+    let project_dir = crate::paths::project_dir()?;
+    let session_id = format!("cli-{}-{}", std::process::id(), crate::timestamp::now_ms());
+    Ok(Service::new(root, Ok(project_dir), session_id))
 }
 
 pub fn index(args: IndexArgs) -> anyhow::Result<()> {
@@ -76,9 +53,9 @@ pub fn index(args: IndexArgs) -> anyhow::Result<()> {
         .canonicalize()
         .or_else(|_| std::path::absolute(&args.path))
         .with_context(|| format!("{}: cannot resolve the path", args.path.display()))?;
-    let mut session = Session::open()?;
+    let service = open_service()?;
     // Inside the project it is named as the service names it: relative to the project.
-    let shown = match path.strip_prefix(&session.project_dir) {
+    let shown = match path.strip_prefix(&service.project_dir) {
         Ok(inside) if inside.as_os_str().is_empty() => PathBuf::from("."),
         Ok(inside) => inside.to_path_buf(),
         Err(_) => path.clone(),
@@ -89,22 +66,14 @@ pub fn index(args: IndexArgs) -> anyhow::Result<()> {
         ..IndexParams::default()
     };
     let mut progress = Progress::new(path.is_dir() && std::io::stderr().is_terminal());
-    let mut show = |report: &PathIndexReport| progress.show(report);
-    let hooks = WalkHooks {
-        admit: None,
-        progress: Some(&mut show),
-    };
-    let context = ToolContext {
-        session_id: &session.session_id,
-        project_dir: &session.project_dir,
-    };
-    let reply = ctx_index_with(&mut session.store, &context, &params, None, hooks);
+    let reply =
+        service::index_from_terminal(&service, &params, &mut |report| progress.show(report));
     progress.clear();
     finish(&reply.text, reply.is_error)
 }
 
 pub fn search(args: SearchArgs) -> anyhow::Result<()> {
-    let session = Session::open()?;
+    let service = open_service()?;
     let params = SearchParams {
         queries: vec![args.query.join(" ")],
         limit: args.limit,
@@ -112,12 +81,7 @@ pub fn search(args: SearchArgs) -> anyhow::Result<()> {
         ..SearchParams::default()
     };
     // One call per process: the flood guard never throttles a person at a terminal.
-    let reply = ctx_search(
-        &session.store,
-        &session.context(),
-        &FloodGuard::from_env(),
-        &params,
-    );
+    let reply = service::search_from_terminal(&service, &params);
     finish(&reply.text, reply.is_error)
 }
 

@@ -55,10 +55,14 @@ fn status_text() -> String {
     let Ok(root) = crate::paths::data_root() else {
         return statusline::UNAVAILABLE.to_string();
     };
-    let project = input
-        .project_dir
-        .map(|p| p.canonicalize().unwrap_or(p))
-        .unwrap_or_else(crate::mcp::project_dir);
+    let project = match input.project_dir {
+        Some(named) => named.canonicalize().unwrap_or(named),
+        None => match crate::paths::project_dir() {
+            Ok(dir) => dir,
+            // No project (the working directory is gone): no store, nothing measured.
+            Err(_) => return statusline::NOTHING_YET.to_string(),
+        },
+    };
     statusline::line(&root, &project, input.session_id.as_deref())
 }
 

@@ -10,9 +10,16 @@ use crate::paths::{DATA_DIR_ENV, DataRootError};
 const ROOT: &str = "data root";
 const DATABASE: &str = "project database";
 
-pub fn checks(root: &Result<PathBuf, DataRootError>, project_dir: &Path) -> Vec<Check> {
+/// `project_dir` is `None` when there is no project (the settings rows say why).
+pub fn checks(root: &Result<PathBuf, DataRootError>, project_dir: Option<&Path>) -> Vec<Check> {
     match root {
-        Ok(root) => vec![root_check(root), database_check(root, project_dir)],
+        Ok(root) => vec![
+            root_check(root),
+            project_dir.map_or_else(
+                || Check::warn(DATABASE, "not checked: no project", None),
+                |dir| database_check(root, dir),
+            ),
+        ],
         Err(err) => vec![
             invalid_root(err),
             Check::warn(DATABASE, "not checked: no usable data root", None),
@@ -223,7 +230,7 @@ mod tests {
     fn a_relative_root_fails_with_an_absolute_export() {
         let rows = checks(
             &Err(DataRootError::Relative("rel/data".into())),
-            Path::new("/nonexistent"),
+            Some(Path::new("/nonexistent")),
         );
         assert_eq!(rows[0].status, Status::Fail);
         let fix = rows[0].fix.clone().unwrap_or_default();
@@ -239,7 +246,7 @@ mod tests {
     fn an_existing_database_is_opened_and_checked() {
         let root = tempfile::tempdir().expect("tempdir");
         let project = tempfile::tempdir().expect("project");
-        let rows = checks(&Ok(root.path().to_path_buf()), project.path());
+        let rows = checks(&Ok(root.path().to_path_buf()), Some(project.path()));
         assert_eq!(rows[0].status, Status::Pass, "{}", rows[0].detail);
         assert!(
             rows[1].detail.contains("created on first use"),
@@ -247,7 +254,7 @@ mod tests {
             rows[1].detail
         );
         drop(crate::store::Store::open(root.path(), project.path()).expect("store"));
-        let rows = checks(&Ok(root.path().to_path_buf()), project.path());
+        let rows = checks(&Ok(root.path().to_path_buf()), Some(project.path()));
         assert_eq!(rows[1].status, Status::Pass, "{}", rows[1].detail);
         assert!(
             rows[1].detail.ends_with("integrity ok"),

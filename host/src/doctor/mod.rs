@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::limits::{DOCTOR_BUDGET_MS, DOCTOR_SERVE_TIMEOUT_MS};
+use crate::paths::ProjectDirError;
 
 /// Overrides DOCTOR_BUDGET_MS (tests on a loaded machine compile plugins in debug builds).
 pub const DOCTOR_BUDGET_ENV: &str = "CONTEXT_MODE_DOCTOR_BUDGET_MS";
@@ -96,20 +97,24 @@ impl Check {
 /// What to check and where.
 #[derive(Debug, Clone)]
 pub struct DoctorOptions {
-    /// The project whose database is checked.
-    pub project_dir: PathBuf,
+    /// The project whose database and settings are checked ([`crate::paths::project_dir`]).
+    pub project: Result<PathBuf, ProjectDirError>,
     /// The `cm` executable to self-test with `serve`; `None` skips the self-test.
     pub serve_exe: Option<PathBuf>,
+    /// The tools the self-test expects `cm serve` to list: the MCP front end's registry,
+    /// handed down by the caller (doctor sits below the front ends).
+    pub expected_tools: Vec<&'static str>,
     /// Slow checks that have not answered by then are reported as unfinished.
     pub budget: Duration,
 }
 
 impl DoctorOptions {
-    /// The project of this process (as `cm serve` determines it) and this executable.
-    pub fn current() -> Self {
+    /// This process's project and executable, expecting `expected_tools` from `cm serve`.
+    pub fn current(expected_tools: Vec<&'static str>) -> Self {
         DoctorOptions {
-            project_dir: crate::mcp::project_dir(),
+            project: crate::paths::project_dir(),
             serve_exe: std::env::current_exe().ok(),
+            expected_tools,
             budget: budget_from_env(),
         }
     }
@@ -174,10 +179,18 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
 
     let mut slow: Vec<Slow> = Vec::new();
     if let Some(exe) = opts.serve_exe.clone() {
-        let project = opts.project_dir.clone();
+        let project = opts.project.clone().ok();
+        let tools = opts.expected_tools.clone();
         slow.push((
             "cm serve self-test".to_string(),
-            Box::new(move || vec![serve::self_test(&exe, &project, serve_limit)]),
+            Box::new(move || {
+                vec![serve::self_test(
+                    &exe,
+                    project.as_deref(),
+                    &tools,
+                    serve_limit,
+                )]
+            }),
         ));
     }
     for (name, check) in runtimes::checks(deadline) {
@@ -213,9 +226,10 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     drop(sender);
 
     let mut checks = vec![version::check(), sqlite::check()];
-    checks.extend(data_root::checks(&root, &opts.project_dir));
+    let project = opts.project.as_deref().ok();
+    checks.extend(data_root::checks(&root, project));
     checks.push(hook_log::check(root_ok.as_deref()));
-    checks.extend(settings::checks(&opts.project_dir));
+    checks.extend(settings::checks(&opts.project));
     checks.push(readiness);
 
     let mut slow_rows: Vec<Option<Vec<Check>>> = vec![None; names.len()];

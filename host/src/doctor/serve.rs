@@ -33,7 +33,13 @@ pub fn readiness(root: Option<&Path>) -> Check {
 }
 
 /// Runs `exe serve` like an agent would and reports the round trip.
-pub fn self_test(exe: &Path, project_dir: &Path, limit: Duration) -> Check {
+/// Runs in the project (when there is one) and expects `expected` in tools/list.
+pub fn self_test(
+    exe: &Path,
+    project_dir: Option<&Path>,
+    expected: &[&str],
+    limit: Duration,
+) -> Check {
     let started = Instant::now();
     let deadline = started + limit;
     let mut command = Command::new(exe);
@@ -42,8 +48,8 @@ pub fn self_test(exe: &Path, project_dir: &Path, limit: Duration) -> Check {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if project_dir.is_dir() {
-        command.current_dir(project_dir);
+    if let Some(dir) = project_dir.filter(|dir| dir.is_dir()) {
+        command.current_dir(dir);
     }
     let mut child = match command.spawn() {
         Ok(child) => child,
@@ -55,7 +61,7 @@ pub fn self_test(exe: &Path, project_dir: &Path, limit: Duration) -> Check {
             );
         }
     };
-    let outcome = converse(&mut child, deadline, limit);
+    let outcome = converse(&mut child, expected, deadline, limit);
     let exited = wait_until(&mut child, deadline);
     let stderr_tail = child
         .stderr
@@ -78,7 +84,7 @@ pub fn self_test(exe: &Path, project_dir: &Path, limit: Duration) -> Check {
             SELF_TEST,
             format!(
                 "initialize + tools/list in {round_trip_ms} ms, all {} ctx tools listed, exited when stdin closed ({elapsed_ms} ms in all)",
-                crate::mcp::tools::all().len()
+                expected.len()
             ),
         ),
         (Ok(_), false) => Check::fail(
@@ -106,7 +112,12 @@ pub fn self_test(exe: &Path, project_dir: &Path, limit: Duration) -> Check {
 
 /// The handshake and tools/list; answers the milliseconds from spawn to the list.
 /// Closes the child's stdin before returning.
-fn converse(child: &mut Child, deadline: Instant, limit: Duration) -> Result<u128, String> {
+fn converse(
+    child: &mut Child,
+    expected: &[&str],
+    deadline: Instant,
+    limit: Duration,
+) -> Result<u128, String> {
     let started = Instant::now();
     let mut stdin = child.stdin.take().ok_or("no stdin pipe")?;
     let stdout = child.stdout.take().ok_or("no stdout pipe")?;
@@ -159,9 +170,9 @@ fn converse(child: &mut Child, deadline: Instant, limit: Duration) -> Result<u12
                 .collect()
         })
         .unwrap_or_default();
-    let missing: Vec<&str> = crate::mcp::tools::all()
+    let missing: Vec<&str> = expected
         .iter()
-        .map(|t| t.name)
+        .copied()
         .filter(|name| !listed.contains(name))
         .collect();
     if !missing.is_empty() {

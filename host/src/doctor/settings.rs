@@ -3,21 +3,29 @@
 //! until it is fixed), a working directory that is gone (no project), and an
 //! unknown `CTX_FETCH_STRICT` value (strict mode, the safe side).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Check;
 use crate::fetch::STRICT_ENV;
 use crate::lenient::EnvFlag;
+use crate::paths::ProjectDirError;
 
-pub fn checks(project_dir: &Path) -> Vec<Check> {
-    let mut rows = vec![project_row()];
-    rows.extend(permission_rows(project_dir));
+pub fn checks(project: &Result<PathBuf, ProjectDirError>) -> Vec<Check> {
+    let mut rows = vec![project_row(project)];
+    match project {
+        Ok(dir) => rows.extend(permission_rows(dir)),
+        Err(_) => rows.push(Check::warn(
+            "permission settings",
+            "not checked: no project",
+            None,
+        )),
+    }
     rows.extend(strict_row());
     rows
 }
 
-fn project_row() -> Check {
-    match crate::paths::project_dir() {
+fn project_row(project: &Result<PathBuf, ProjectDirError>) -> Check {
+    match project {
         Ok(dir) => Check::pass("project directory", dir.display().to_string()),
         Err(err) => Check::fail(
             "project directory",

@@ -2,7 +2,6 @@
 //! exits 0 with the platform's "no opinion" reply on failure (fail open), logs one
 //! line per failure to `<root>/hook-errors.log`, and never prints stray bytes.
 
-mod continuity;
 mod error_log;
 mod pipeline;
 pub mod reply;

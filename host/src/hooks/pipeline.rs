@@ -3,14 +3,15 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{Fallback, HookOutput, continuity, error_log, reply, session_state};
+use super::{Fallback, HookOutput, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::permissions;
 use crate::plugins::bindings::{
     Action, Capabilities, Decision, Descriptor, EventBinding, EventKind, NormalizedEvent,
-    ParseError, ParseInput, PermissionRule, PolicyContext, Rendered, ToolCall, ToolKind,
+    ParseError, ParseInput, PolicyContext, Rendered, ToolCall, ToolKind,
 };
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
+use crate::service::continuity;
 
 /// A hook call that got as far as a loaded adapter and a known event.
 struct Loaded {
@@ -72,8 +73,10 @@ pub(super) fn run(
 
     // No project (the working directory was deleted): nothing to decide for or journal
     // into; the caller answers with the allow reply and logs this line.
-    let project_dir = continuity::project_dir(&event).map_err(|e| e.to_string())?;
-    let mut store = continuity::HookStore::new(root);
+    // The event's project by the one rule `cm serve` uses too, so both name one store.
+    let project_dir = crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))
+        .map_err(|e| e.to_string())?;
+    let mut store = continuity::HookStore::new(root, &project_dir);
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
             let reply = pre_tool_use(
@@ -121,7 +124,7 @@ pub(super) fn run(
         reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
     }
     let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
-    continuity::record_timing(&mut store, &event, platform, event_name, started.elapsed());
+    continuity::record_timing(&mut store, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
 }
 
@@ -262,27 +265,23 @@ fn policy_context(
     project_dir: &Path,
     log: &dyn Fn(&str),
 ) -> (PolicyContext, Option<permissions::Unreadable>) {
-    let home = crate::paths::home_dir();
-    let (rules, unreadable) = permissions::load(project_dir, home.as_deref());
+    let (mut context, unreadable) = crate::service::policy_context(
+        project_dir,
+        loaded.descriptor.id.clone(),
+        loaded.descriptor.ctx_tool_prefix.clone(),
+    );
     for file in &unreadable {
         log(&file.to_string());
     }
-    let file_size_bytes = match (tool.kind, &tool.path) {
+    context.file_size_bytes = match (tool.kind, &tool.path) {
         (ToolKind::Read, Some(path)) => std::fs::metadata(project_dir.join(path))
             .ok()
             .filter(|m| m.is_file())
             .map(|m| m.len()),
         _ => None,
     };
-    let context = PolicyContext {
-        platform: loaded.descriptor.id.clone(),
-        ctx_tool_prefix: loaded.descriptor.ctx_tool_prefix.clone(),
-        server_live: crate::readiness::server_live(root),
-        rules: rules.into_iter().map(PermissionRule::from).collect(),
-        nudges_shown: session_state::load(root, &event.session_id).nudges_shown,
-        file_size_bytes,
-        project_dir: project_dir.to_string_lossy().into_owned(),
-    };
+    context.server_live = crate::readiness::server_live(root);
+    context.nudges_shown = session_state::load(root, &event.session_id).nudges_shown;
     (context, unreadable.into_iter().next())
 }
 

@@ -1,8 +1,6 @@
 //! `cm serve`: the `ctx_*` tools over MCP stdio. Speaks only JSON-RPC on stdout, logs
 //! to stderr, writes a readiness marker while it runs, exits when stdin closes.
 
-mod call;
-pub mod descriptions;
 pub mod framing;
 mod scan;
 mod server;
@@ -16,7 +14,7 @@ use rmcp::ServiceExt;
 
 use crate::service::Service;
 
-pub use server::{CmServer, project_dir};
+pub use server::CmServer;
 
 pub fn serve() -> anyhow::Result<()> {
     init_logging();
@@ -27,7 +25,7 @@ pub fn serve() -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let root = crate::paths::data_root()?;
-        let project = server::project_dir();
+        let project = crate::paths::project_dir();
         let session_id = std::env::var("CLAUDE_SESSION_ID")
             .ok()
             .filter(|s| !s.trim().is_empty())

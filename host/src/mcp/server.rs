@@ -1,6 +1,5 @@
 //! The rmcp server handler: lists the registered tools and routes calls to the services.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -10,8 +9,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::call::{ToolCall, Undecodable};
-use super::tools::{self, ToolSpec};
+use super::tools::{self, ToolSpec, Undecodable};
 use crate::service::{Reply, Service, printable};
 
 /// The error code of a request the client cancelled (LSP's RequestCancelled); never
@@ -33,23 +31,13 @@ impl CmServer {
     }
 }
 
-/// Tools whose calls can hold megabytes at once: a document, a command's output, a page.
-const BULK_TOOLS: &[&str] = &[
-    "ctx_index",
-    "ctx_execute",
-    "ctx_execute_file",
-    "ctx_batch_execute",
-    "ctx_fetch_and_index",
-    "ctx_purge",
-];
-
 /// Hands freed heap back to the system after a bulk call. glibc keeps freed memory
 /// in its arenas, so one 5 MB `ctx_index` (the document, its chunks, FTS5's pending
 /// hashes) left the server some 45 MB larger for the rest of the session. It runs
 /// detached, beside the reply going out.
-fn release_freed_heap(tool: &str) {
+fn release_freed_heap(tool: &ToolSpec) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if BULK_TOOLS.contains(&tool) {
+    if tool.bulk {
         tokio::task::spawn_blocking(|| {
             // SAFETY: malloc_trim only walks glibc's own arenas; no pointers are passed.
             unsafe { libc::malloc_trim(0) };
@@ -86,8 +74,10 @@ impl ServerHandler for CmServer {
         }
         let name = request.name.as_ref();
         let raw = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let call = match ToolCall::decode(name, &raw) {
-            Ok(call) => call,
+        let decoded =
+            tools::lookup(&self.tools, name).and_then(|tool| Ok((tool, tool.decode(&raw)?)));
+        let (tool, call) = match decoded {
+            Ok(found) => found,
             Err(Undecodable::UnknownTool) => {
                 return Err(McpError::invalid_params(
                     format!("unknown tool {name}; tools/list names the tools"),
@@ -97,7 +87,7 @@ impl ServerHandler for CmServer {
             Err(Undecodable::Arguments(reply)) => return Ok(tool_result(reply)),
         };
         let reply = tokio::select! {
-            reply = call.run(&self.service, raw) => reply,
+            reply = call(self.service.clone(), raw) => reply,
             // notifications/cancelled: rmcp sends no response for the request; dropping
             // the call stops it (a ctx_execute child is killed with its group).
             () = context.ct.cancelled() => {
@@ -105,7 +95,7 @@ impl ServerHandler for CmServer {
                 return Err(McpError::new(ErrorCode(REQUEST_CANCELLED), "request cancelled", None));
             }
         };
-        release_freed_heap(name);
+        release_freed_heap(tool);
         Ok(tool_result(reply))
     }
 }
@@ -119,20 +109,4 @@ fn tool_result(reply: Reply) -> CallToolResponse {
         CallToolResult::success(content)
     };
     result.into()
-}
-
-/// The project this server works for: the agent's project variable, else the cwd.
-pub fn project_dir() -> PathBuf {
-    [
-        "CONTEXT_MODE_PROJECT_DIR",
-        "CLAUDE_PROJECT_DIR",
-        "GEMINI_PROJECT_DIR",
-    ]
-    .iter()
-    .filter_map(std::env::var_os)
-    .map(PathBuf::from)
-    .find(|p| p.is_absolute() && p.is_dir())
-    .or_else(|| std::env::current_dir().ok())
-    .map(|p| p.canonicalize().unwrap_or(p))
-    .unwrap_or_else(|| PathBuf::from("/"))
 }

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use super::{Reply, Service};
-use crate::plugins::bindings::{Action, PermissionRule, PolicyContext, ToolCall, ToolKind};
+use super::{Reply, Service, policy_context};
+use crate::plugins::bindings::{Action, PolicyContext, ToolCall, ToolKind};
 use crate::plugins::{PolicyChain, Registry};
 
 /// The loaded policy chain and the rules it decides with, for one tool call.
@@ -29,7 +29,7 @@ impl Service {
     /// The policy chain and rules, loaded once for a call that asks several questions.
     pub(super) fn rule_check(&self) -> Result<RuleCheck, Reply> {
         if let Some(reason) = &self.no_project {
-            return Err(Reply::error(reason));
+            return Err(Reply::error(reason.to_string()));
         }
         let engine = self.engine.as_ref().map_err(|e| {
             Reply::error(format!("security check unavailable ({e}); nothing was run"))
@@ -39,22 +39,15 @@ impl Service {
             Registry::default()
         });
         let platform = self.platform();
-        let home = crate::paths::home_dir();
-        let (rules, unreadable) = crate::permissions::load(&self.project_dir, home.as_deref());
+        let (mut context, unreadable) =
+            policy_context(&self.project_dir, platform.id, platform.ctx_tool_prefix);
         // A settings file we cannot read may hold a deny rule for this very call.
         if let Some(file) = unreadable.first() {
             tracing::warn!("{file}");
             return Err(Reply::error(file.refusal()));
         }
-        let context = PolicyContext {
-            platform: platform.id,
-            ctx_tool_prefix: platform.ctx_tool_prefix,
-            server_live: true,
-            rules: rules.into_iter().map(PermissionRule::from).collect(),
-            nudges_shown: Vec::new(),
-            file_size_bytes: None,
-            project_dir: self.project_dir.to_string_lossy().into_owned(),
-        };
+        // The call is being served: this server is live.
+        context.server_live = true;
         Ok(RuleCheck {
             chain: PolicyChain::load(engine, &registry),
             context,

@@ -1,5 +1,7 @@
 //! `ctx_index`, `ctx_search`, `ctx_purge`, `ctx_fetch_and_index`: the knowledge-base
-//! tools, with rule checks for paths and URLs, and the store-backed fetch cache.
+//! tools, with rule checks for paths and URLs, and the store-backed fetch cache. `cm
+//! index` and `cm search` come through here too, so a terminal gets the same rule check
+//! and project bounds as the agent.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -11,8 +13,8 @@ use crate::fetch::{
 };
 use crate::limits::FETCH_PREVIEW_BYTES;
 use crate::search::{
-    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, WalkHooks, ctx_index_with,
-    ctx_purge, ctx_search, distinctive_terms, index_document,
+    IndexParams, PathIndexReport, PurgeParams, SearchParams, ToolContext, ToolReply, WalkHooks,
+    ctx_index_with, ctx_purge, ctx_search, distinctive_terms, index_document,
 };
 use crate::store::{NewSource, SourceKind, Store, content_hash};
 
@@ -39,6 +41,51 @@ impl Service {
 
 /// `_raw` is what the agent sent; the rules see the decoded path (see `rule_input`).
 pub fn index(service: &Service, params: IndexParams, _raw: &serde_json::Value) -> Reply {
+    let result = index_checked(service, &params, None);
+    let raw_bytes = params
+        .content
+        .as_ref()
+        .map_or(result.text.len(), String::len) as u64;
+    service.record_stats("ctx_index", raw_bytes, result.text.len() as u64, false);
+    result
+}
+
+/// `cm index`: [`index`] with a progress callback, unrecorded (a terminal keeps nothing
+/// out of an agent's context, so it has no place in the stats).
+pub fn index_from_terminal(
+    service: &Service,
+    params: &IndexParams,
+    progress: &mut dyn FnMut(&PathIndexReport),
+) -> Reply {
+    index_checked(service, params, Some(progress))
+}
+
+/// `cm search`: [`search`], unrecorded.
+pub fn search_from_terminal(service: &Service, params: &SearchParams) -> Reply {
+    answer(service, params)
+}
+
+/// Answers each query from the project's store.
+fn answer(service: &Service, params: &SearchParams) -> Reply {
+    let store = match service.store() {
+        Ok(store) => store,
+        Err(reply) => return reply,
+    };
+    reply(ctx_search(
+        &store,
+        &service.tool_context(),
+        &service.flood,
+        params,
+    ))
+}
+
+/// Indexes content, or a path the rules let be read, walking no further than the
+/// project (or the path a rule granted outside it), each file read asked about.
+fn index_checked(
+    service: &Service,
+    params: &IndexParams,
+    progress: Option<&mut dyn FnMut(&PathIndexReport)>,
+) -> Reply {
     let mut confine_to = service.project_dir.clone();
     let mut rules = None;
     if let Some(path) = params.path.as_deref().filter(|p| !p.trim().is_empty()) {
@@ -78,36 +125,23 @@ pub fn index(service: &Service, params: IndexParams, _raw: &serde_json::Value) -
     };
     let hooks = WalkHooks {
         admit: Some(&mut admit),
-        progress: None,
+        // Reborrowed for the walk's shorter lifetime.
+        progress: match progress {
+            Some(show) => Some(show),
+            None => None,
+        },
     };
-    let result = reply(ctx_index_with(
+    reply(ctx_index_with(
         &mut store,
         &service.tool_context(),
-        &params,
+        params,
         Some(&confine_to),
         hooks,
-    ));
-    drop(store);
-    let raw_bytes = params
-        .content
-        .as_ref()
-        .map_or(result.text.len(), String::len) as u64;
-    service.record_stats("ctx_index", raw_bytes, result.text.len() as u64, false);
-    result
+    ))
 }
 
 pub fn search(service: &Service, params: SearchParams) -> Reply {
-    let store = match service.store() {
-        Ok(store) => store,
-        Err(reply) => return reply,
-    };
-    let result = reply(ctx_search(
-        &store,
-        &service.tool_context(),
-        &service.flood,
-        &params,
-    ));
-    drop(store);
+    let result = answer(service, &params);
     let returned = result.text.len() as u64;
     service.record_stats("ctx_search", returned, returned, false);
     result

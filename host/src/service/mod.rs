@@ -2,11 +2,13 @@
 //! the project store, the sandbox, the flood guard and the plugin engine. The MCP layer
 //! parses arguments and calls in here; this layer calls the store, sandbox and fetcher.
 
+pub mod continuity;
 mod doctor;
 mod execute;
 mod guard;
 mod knowledge;
 mod platform;
+mod policy_context;
 mod report;
 mod resume;
 mod rule_input;
@@ -23,13 +25,21 @@ use crate::store::Store;
 
 pub use doctor::{DoctorParams, doctor};
 pub use execute::{batch_execute, execute, execute_file};
-pub use knowledge::{fetch_and_index, index, purge, search};
+pub use knowledge::{
+    fetch_and_index, index, index_from_terminal, purge, search, search_from_terminal,
+};
+pub use policy_context::policy_context;
 pub use report::{
     InsightParams, StatsParams, insight, open_project_read_only, stats, stats_report, write_insight,
 };
 pub use resume::{ResumeParams, resume};
 pub use shape::printable;
 pub use upgrade::{UpgradeParams, upgrade};
+
+// The parameters of every operation, so a front end needs nothing from the layers below.
+pub use crate::fetch::FetchAndIndexParams;
+pub use crate::sandbox::{BatchExecuteParams, ExecuteFileParams, ExecuteParams};
+pub use crate::search::{IndexParams, PathIndexReport, PurgeParams, SearchParams};
 
 /// What a tool call returns to the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +76,7 @@ pub struct Service {
     pub root: PathBuf,
     pub project_dir: PathBuf,
     /// Why there is no project to work for (the working directory is gone), if so.
-    no_project: Option<String>,
+    no_project: Option<crate::paths::ProjectDirError>,
     pub session_id: String,
     store: Result<Arc<Mutex<Store>>, String>,
     sandbox: Sandbox,
@@ -89,13 +99,22 @@ pub struct Platform {
 }
 
 impl Service {
-    pub fn new(root: PathBuf, project_dir: PathBuf, session_id: String) -> Self {
-        // Started in a deleted working directory, the caller's fallback project is `/`:
-        // every tool call answers why instead (the server stays up, so the agent can say
-        // so), and no store is opened for `/`.
-        let no_project = crate::paths::project_dir().err().map(|e| e.to_string());
+    /// `project` is [`crate::paths::project_dir`], computed once by the caller.
+    pub fn new(
+        root: PathBuf,
+        project: Result<PathBuf, crate::paths::ProjectDirError>,
+        session_id: String,
+    ) -> Self {
+        // Started in a deleted working directory there is no project: every tool call
+        // that reads, runs or stores answers why instead (the server stays up, so the
+        // agent can say so), and no store is opened. `/` only names the project in the
+        // reports, which find no store for it.
+        let (project_dir, no_project) = match project {
+            Ok(dir) => (dir, None),
+            Err(gone) => (PathBuf::from("/"), Some(gone)),
+        };
         let store = match &no_project {
-            Some(reason) => Err(reason.clone()),
+            Some(reason) => Err(reason.to_string()),
             None => Store::open(&root, &project_dir)
                 .map(|s| Arc::new(Mutex::new(s)))
                 .map_err(|e| format!("the project store cannot be opened: {e}")),
@@ -115,6 +134,14 @@ impl Service {
             platform: OnceLock::new(),
             platform_detected: std::sync::atomic::AtomicBool::new(false),
             source_counter: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The project this service works for, or why there is none.
+    pub fn project(&self) -> Result<PathBuf, crate::paths::ProjectDirError> {
+        match &self.no_project {
+            Some(gone) => Err(gone.clone()),
+            None => Ok(self.project_dir.clone()),
         }
     }
 

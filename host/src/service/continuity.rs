@@ -1,6 +1,7 @@
-//! The hook side of session continuity: which events go into the journal
-//! and which get journal text injected back. Every failure here fails open: it is
-//! logged once and the hook answers as if there were no journal.
+//! Session continuity for the hooks: which events go into the journal and which get
+//! journal text injected back, and large output replaced by what matters of it. The
+//! hooks call in here for everything they keep in the project's store. Every failure
+//! here fails open: it is logged once and the hook answers as if there were no journal.
 
 use std::path::{Path, PathBuf};
 
@@ -13,18 +14,10 @@ use crate::plugins::bindings::{
 use crate::search::index_and_digest;
 use crate::store::{NewSource, SourceKind, Store};
 
-/// The project the event belongs to, by the same rule as `cm serve`
-/// ([`crate::paths::project_dir_of`]), so both name the same store.
-pub(super) fn project_dir(
-    event: &NormalizedEvent,
-) -> Result<PathBuf, crate::paths::ProjectDirError> {
-    crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))
-}
-
 /// Journals a pre-tool-use whose call will run (a later post-tool-use answers it; one
 /// that never comes marks the call rejected). Platforms without post-tool-use are
 /// skipped: every call there would look rejected.
-pub(super) fn after_pre_tool_use(
+pub fn after_pre_tool_use(
     store: &mut HookStore<'_>,
     descriptor: &Descriptor,
     event: &NormalizedEvent,
@@ -37,15 +30,13 @@ pub(super) fn after_pre_tool_use(
         .iter()
         .any(|b| b.kind == EventKind::PostToolUse);
     if will_run && has_post {
-        store.with(event, log, |store| {
-            journal::record(store, event).map(|_| ())
-        });
+        store.with(log, |store| journal::record(store, event).map(|_| ()));
     }
 }
 
 /// Journals an event other than pre-tool-use and returns the context to inject, if any
 /// (only when the event can carry it).
-pub(super) fn on_event(
+pub fn on_event(
     store: &mut HookStore<'_>,
     descriptor: &Descriptor,
     binding: &EventBinding,
@@ -56,13 +47,11 @@ pub(super) fn on_event(
     let context = match event.kind {
         EventKind::PreToolUse => None,
         EventKind::PostToolUse | EventKind::Stop => {
-            store.with(event, log, |store| {
-                journal::record(store, event).map(|_| ())
-            });
+            store.with(log, |store| journal::record(store, event).map(|_| ()));
             None
         }
         EventKind::UserPrompt => store
-            .with(event, log, |store| {
+            .with(log, |store| {
                 journal::record(store, event)?;
                 match (&event.prompt, can_inject) {
                     (Some(prompt), true) => {
@@ -73,15 +62,13 @@ pub(super) fn on_event(
             })
             .flatten(),
         EventKind::PreCompact => {
-            store.with(event, log, |store| {
-                journal::pre_compact(store, event).map(|_| ())
-            });
+            store.with(log, |store| journal::pre_compact(store, event).map(|_| ()));
             None
         }
         EventKind::SessionStart => {
             let source = event.source.unwrap_or(SessionSource::Unknown);
             store
-                .with(event, log, |store| {
+                .with(log, |store| {
                     journal::record(store, event)?;
                     if !can_inject {
                         return Ok(None);
@@ -107,7 +94,7 @@ pub(super) fn on_event(
 /// output, a result of another MCP server over REPLACE_TRIGGER_BYTES is indexed whole and
 /// replaced by the parts matching the session's last request, plus one `ctx_search` line.
 /// Built-in tools are left alone: see docs/adr/0006-post-tool-use-replacement.md.
-pub(super) fn replacement_output(
+pub fn replacement_output(
     store: &mut HookStore<'_>,
     binding: &EventBinding,
     event: &NormalizedEvent,
@@ -123,7 +110,7 @@ pub(super) fn replacement_output(
     if !replaceable {
         return None;
     }
-    store.with(event, log, |store| {
+    store.with(log, |store| {
         let intent = store
             .journal_in_categories(&event.session_id, &["prompt"], 1, 0)?
             .pop()
@@ -152,32 +139,34 @@ pub(super) fn replacement_output(
 /// Records how long this hook run took (for `cm stats` / `cm insight` latency figures).
 /// Best effort: a failure here is not logged to hook-errors.log (a store that cannot be
 /// opened is already reported once per run by the journal steps).
-pub(super) fn record_timing(
+pub fn record_timing(
     store: &mut HookStore<'_>,
-    event: &NormalizedEvent,
     platform: &str,
     event_name: &str,
     elapsed: std::time::Duration,
 ) {
     let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
-    store.with(event, &|_| {}, |store| {
+    store.with(&|_| {}, |store| {
         store.record_hook_timing(platform, &event_name.to_ascii_lowercase(), micros)
     });
 }
 
 /// The project store of one hook run, opened on first use and shared by every step:
 /// each open rebuilds the WAL index and checks the schema, so a run opens it once.
-pub(super) struct HookStore<'a> {
+pub struct HookStore<'a> {
     root: &'a Path,
+    /// The event's project, as the hook computed it once.
+    project_dir: PathBuf,
     store: Option<Store>,
     /// The open failed once; later steps do not retry (or log) it.
     failed: bool,
 }
 
 impl<'a> HookStore<'a> {
-    pub(super) fn new(root: &'a Path) -> Self {
+    pub fn new(root: &'a Path, project_dir: &Path) -> Self {
         HookStore {
             root,
+            project_dir: project_dir.to_path_buf(),
             store: None,
             failed: false,
         }
@@ -186,7 +175,6 @@ impl<'a> HookStore<'a> {
     /// Runs `work` on the store of the event's project; an error is logged and gives `None`.
     fn with<T>(
         &mut self,
-        event: &NormalizedEvent,
         log: &dyn Fn(&str),
         work: impl FnOnce(&mut Store) -> Result<T, crate::store::StoreError>,
     ) -> Option<T> {
@@ -194,10 +182,7 @@ impl<'a> HookStore<'a> {
             return None;
         }
         if self.store.is_none() {
-            let opened = project_dir(event)
-                .map_err(|e| e.to_string())
-                .and_then(|dir| Store::open(self.root, &dir).map_err(|e| e.to_string()));
-            match opened {
+            match Store::open(self.root, &self.project_dir) {
                 Ok(store) => self.store = Some(store),
                 Err(err) => {
                     self.failed = true;
@@ -214,46 +199,5 @@ impl<'a> HookStore<'a> {
                 None
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn event_in(project_dir: Option<&str>) -> NormalizedEvent {
-        NormalizedEvent {
-            kind: EventKind::Stop,
-            native_event: "stop".into(),
-            session_id: "s".into(),
-            project_dir: project_dir.map(String::from),
-            transcript_path: None,
-            tool: None,
-            outcome: None,
-            prompt: None,
-            source: None,
-            trigger: None,
-        }
-    }
-
-    #[test]
-    fn the_project_is_canonical_and_a_relative_one_is_not_trusted() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let real = dir.path().join("real");
-        std::fs::create_dir(&real).expect("mkdir");
-        let link = dir.path().join("link");
-        std::os::unix::fs::symlink(&real, &link).expect("symlink");
-        let canonical = real.canonicalize().expect("canonical");
-        assert_eq!(
-            project_dir(&event_in(Some(&link.to_string_lossy()))),
-            Ok(canonical)
-        );
-        let cwd = std::env::current_dir().expect("cwd");
-        let cwd = cwd.canonicalize().unwrap_or(cwd);
-        assert_eq!(
-            project_dir(&event_in(Some("relative/dir"))),
-            Ok(cwd.clone())
-        );
-        assert_eq!(project_dir(&event_in(None)), Ok(cwd));
     }
 }
