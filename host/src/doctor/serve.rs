@@ -110,6 +110,27 @@ pub fn self_test(
     }
 }
 
+/// Where the self-test's conversation with `cm serve` went wrong; one line each.
+#[derive(Debug, thiserror::Error)]
+enum ServeProbeError {
+    #[error("no {0} pipe")]
+    NoPipe(&'static str),
+    #[error("the server closed its input: {0}")]
+    InputClosed(std::io::Error),
+    #[error("initialize answered without serverInfo: {0}")]
+    NoServerInfo(String),
+    #[error("tools/list lacks {}", .0.join(", "))]
+    ToolsMissing(Vec<String>),
+    #[error("no {what} reply within {ms} ms")]
+    NoReply { what: &'static str, ms: u128 },
+    #[error("the server exited before answering {0}")]
+    Exited(&'static str),
+    #[error("the server wrote a non-JSON line to stdout: {0}")]
+    NotJson(String),
+    #[error("{what} failed: {error}")]
+    Failed { what: &'static str, error: String },
+}
+
 /// The handshake and tools/list; answers the milliseconds from spawn to the list.
 /// Closes the child's stdin before returning.
 fn converse(
@@ -117,10 +138,13 @@ fn converse(
     expected: &[&str],
     deadline: Instant,
     limit: Duration,
-) -> Result<u128, String> {
+) -> Result<u128, ServeProbeError> {
     let started = Instant::now();
-    let mut stdin = child.stdin.take().ok_or("no stdin pipe")?;
-    let stdout = child.stdout.take().ok_or("no stdout pipe")?;
+    let mut stdin = child.stdin.take().ok_or(ServeProbeError::NoPipe("stdin"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or(ServeProbeError::NoPipe("stdout"))?;
     let (lines_tx, lines) = mpsc::channel::<String>();
     // Ends by itself when the child's stdout closes (exit or kill).
     std::thread::spawn(move || {
@@ -134,7 +158,7 @@ fn converse(
     let mut send = |message: serde_json::Value| {
         writeln!(stdin, "{message}")
             .and_then(|()| stdin.flush())
-            .map_err(|e| format!("the server closed its input: {e}"))
+            .map_err(ServeProbeError::InputClosed)
     };
     send(serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -150,10 +174,7 @@ fn converse(
         .and_then(|r| r.get("serverInfo"))
         .is_none()
     {
-        return Err(format!(
-            "initialize answered without serverInfo: {}",
-            short(&init)
-        ));
+        return Err(ServeProbeError::NoServerInfo(short(&init)));
     }
     send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))?;
@@ -176,7 +197,9 @@ fn converse(
         .filter(|name| !listed.contains(name))
         .collect();
     if !missing.is_empty() {
-        return Err(format!("tools/list lacks {}", missing.join(", ")));
+        return Err(ServeProbeError::ToolsMissing(
+            missing.iter().map(|name| name.to_string()).collect(),
+        ));
     }
     Ok(round_trip_ms)
 }
@@ -187,28 +210,30 @@ fn reply(
     id: u64,
     deadline: Instant,
     limit: Duration,
-    what: &str,
-) -> Result<serde_json::Value, String> {
+    what: &'static str,
+) -> Result<serde_json::Value, ServeProbeError> {
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let line = match lines.recv_timeout(left) {
             Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(format!("no {what} reply within {} ms", limit.as_millis()));
+                return Err(ServeProbeError::NoReply {
+                    what,
+                    ms: limit.as_millis(),
+                });
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(format!("the server exited before answering {what}"));
+                return Err(ServeProbeError::Exited(what));
             }
         };
-        let message: serde_json::Value = serde_json::from_str(&line).map_err(|_| {
-            format!(
-                "the server wrote a non-JSON line to stdout: {}",
-                short_text(&line)
-            )
-        })?;
+        let message: serde_json::Value =
+            serde_json::from_str(&line).map_err(|_| ServeProbeError::NotJson(short_text(&line)))?;
         if message.get("id") == Some(&serde_json::json!(id)) {
             if let Some(error) = message.get("error") {
-                return Err(format!("{what} failed: {}", short(error)));
+                return Err(ServeProbeError::Failed {
+                    what,
+                    error: short(error),
+                });
             }
             return Ok(message);
         }

@@ -29,13 +29,13 @@ use crate::limits;
 const ACCEPT_VALUE: &str = "text/html,application/xhtml+xml,text/markdown;q=0.9,\
 text/plain;q=0.9,application/json;q=0.9,*/*;q=0.8";
 
-/// Asked about every redirect target before it is fetched: `Err` is the one-line
-/// reason it is refused (the user's `WebFetch` rules hold on every hop).
+/// Asked about every redirect target before it is fetched: `Err` is why it is refused
+/// (the user's `WebFetch` rules hold on every hop).
 #[derive(Clone)]
 pub struct HopCheck(pub std::sync::Arc<HopVerdict>);
 
 /// The function behind a [`HopCheck`].
-pub type HopVerdict = dyn Fn(&Url) -> Result<(), String> + Send + Sync;
+pub type HopVerdict = dyn Fn(&Url) -> Result<(), FetchFailure> + Send + Sync;
 
 impl std::fmt::Debug for HopCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -129,8 +129,7 @@ async fn follow(start: Url, opts: &FetchOptions) -> Result<FetchedPage, FetchFai
             }
             check_scheme(&next).map_err(|failure| redirect_refusal(&next, failure))?;
             if let Some(HopCheck(check)) = &opts.redirect_check {
-                check(&next)
-                    .map_err(|reason| redirect_refusal(&next, FetchFailure::Blocked(reason)))?;
+                check(&next).map_err(|failure| redirect_refusal(&next, failure))?;
             }
             current = next;
             continue;

@@ -179,7 +179,7 @@ pub async fn fetch_and_index(
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .check_ctx("ctx_fetch_and_index", &input, None)
-            .map_err(|refusal| refusal.text)
+            .map_err(|refusal| crate::fetch::FetchFailure::Blocked(refusal.text))
     })));
     let store = match service.store_handle() {
         Ok(store) => store,
