@@ -10,6 +10,7 @@ pub mod journal;
 pub mod lenient;
 pub mod limits;
 pub mod mcp;
+pub mod model;
 pub mod paths;
 pub mod permissions;
 pub mod plugins;

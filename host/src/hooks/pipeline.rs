@@ -5,11 +5,11 @@ use std::path::Path;
 
 use super::{Fallback, HookOutput, continuity, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
-use crate::permissions;
-use crate::plugins::bindings::{
+use crate::model::{
     Action, Capabilities, Decision, Descriptor, EventBinding, EventKind, NormalizedEvent,
-    ParseError, ParseInput, PermissionRule, PolicyContext, Rendered, ToolCall, ToolKind,
+    ParseError, ParseInput, PermissionRule, PolicyContext, Rendered, Reply, ToolCall, ToolKind,
 };
+use crate::permissions;
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
 
 /// A hook call that got as far as a loaded adapter and a known event.
@@ -40,7 +40,7 @@ pub(super) fn run(
     let fallback_output = output_of(
         loaded
             .adapter
-            .render(&reply::no_opinion(
+            .render(reply::no_opinion(
                 loaded.binding.kind,
                 &loaded.binding.native,
                 None,
@@ -64,7 +64,7 @@ pub(super) fn run(
         // SAFETY: getppid has no preconditions.
         parent_pid: unsafe { libc::getppid() } as u32,
     };
-    let parsed = loaded.adapter.parse(&input).map_err(|e| e.to_string())?;
+    let parsed = loaded.adapter.parse(input).map_err(|e| e.to_string())?;
     let event = parsed.map_err(|err| match err {
         ParseError::UnknownEvent(name) => format!("adapter does not handle event {name}"),
         ParseError::BadInput(why) => format!("bad stdin: {why}"),
@@ -120,7 +120,7 @@ pub(super) fn run(
             });
         reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
     }
-    let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
+    let rendered = loaded.adapter.render(reply).map_err(|e| e.to_string())?;
     continuity::record_timing(&mut store, &event, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
 }
@@ -213,7 +213,7 @@ fn pre_tool_use(
     (event, project_dir): (&NormalizedEvent, &Path),
     tool: ToolCall,
     log: &dyn Fn(&str),
-) -> crate::plugins::bindings::Reply {
+) -> Reply {
     let (context, unknown_rules) = policy_context(root, loaded, event, &tool, project_dir, log);
 
     let decision = match unknown_rules.filter(|file| !repairs(&tool, file, project_dir)) {
@@ -276,7 +276,7 @@ fn policy_context(
     };
     let context = PolicyContext {
         platform: loaded.descriptor.id.clone(),
-        ctx_tool_prefix: loaded.descriptor.ctx_tool_prefix.clone(),
+        ctx_tools: loaded.descriptor.ctx_tools.clone(),
         server_live: crate::readiness::server_live(root),
         rules: rules.into_iter().map(PermissionRule::from).collect(),
         nudges_shown: session_state::load(root, &event.session_id).nudges_shown,

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{Reply, Service};
-use crate::plugins::bindings::{Action, PermissionRule, PolicyContext, ToolCall, ToolKind};
+use crate::model::{Action, MCP_SERVER_NAME, PermissionRule, PolicyContext, ToolCall, ToolKind};
 use crate::plugins::{PolicyChain, Registry};
 
 /// The loaded policy chain and the rules it decides with, for one tool call.
@@ -48,7 +48,7 @@ impl Service {
         }
         let context = PolicyContext {
             platform: platform.id,
-            ctx_tool_prefix: platform.ctx_tool_prefix,
+            ctx_tools: platform.ctx_tools,
             server_live: true,
             rules: rules.into_iter().map(PermissionRule::from).collect(),
             nudges_shown: Vec::new(),
@@ -71,7 +71,7 @@ impl RuleCheck {
         path: Option<&Path>,
     ) -> Result<(), Reply> {
         let call = ToolCall {
-            name: format!("{}{tool}", self.context.ctx_tool_prefix),
+            name: self.context.ctx_tools.name(tool).to_string(),
             kind: ToolKind::Ctx,
             input_json: input.to_string(),
             command: None,
@@ -80,7 +80,7 @@ impl RuleCheck {
             url: None,
             prompt: None,
             pattern: None,
-            mcp_server: Some("context-mode".into()),
+            mcp_server: Some(MCP_SERVER_NAME.into()),
             mcp_tool: Some(tool.into()),
         };
         self.decide(&call)
