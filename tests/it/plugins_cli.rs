@@ -118,6 +118,22 @@ fn plugins_built_for_contract_0_2_0_still_load_and_decide() {
         "{listed}"
     );
     assert_eq!(row("claude-code").as_deref(), Some("0.3.0"), "{listed}");
+    // A record written before the registry kept the version: the component says it.
+    let registry = sandbox.root.join("plugins/registry.json");
+    let mut records: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&registry).expect("registry")).expect("JSON");
+    for plugin in records["plugins"].as_array_mut().expect("plugins") {
+        assert!(
+            plugin
+                .as_object_mut()
+                .expect("record")
+                .remove("contract")
+                .is_some()
+        );
+    }
+    std::fs::write(&registry, records.to_string()).expect("write registry");
+    let relisted = String::from_utf8_lossy(&cm_plugin(&sandbox, &["list"]).stdout).to_string();
+    assert_eq!(relisted, listed);
 
     // The 0.2.0 adapter parses and renders; the 0.2.0 policy decides, told the ctx-tool
     // prefix the 0.2.0 adapter described.
