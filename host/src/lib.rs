@@ -13,6 +13,7 @@ mod layers;
 pub mod lenient;
 pub mod limits;
 pub mod mcp;
+pub mod model;
 pub mod paths;
 pub mod permissions;
 pub mod plugins;

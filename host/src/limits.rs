@@ -44,6 +44,8 @@ pub const HOOK_WATCHDOG_MARGIN_MS: u64 = 750;
 pub const HELD_CONTEXT_MAX_BYTES: usize = 4_096;
 /// The largest reply text an adapter may render; more is garbage.
 pub const PLUGIN_RENDERED_MAX_BYTES: usize = 4 * 1024 * 1024;
+/// The longest name an adapter may give one of our MCP tools (`ctx-tool-name`).
+pub const CTX_TOOL_NAME_MAX_BYTES: usize = 256;
 /// The longest reason a policy may give; reasons are read by a model and must be short.
 pub const POLICY_REASON_MAX_BYTES: usize = 4_096;
 /// Large output shown without a matching intent: this many bytes of head and of tail.

@@ -79,6 +79,96 @@ fn an_installed_policy_changes_a_decision_and_remove_restores_it() {
     );
 }
 
+/// What the `legacy` test adapter (built for contract 0.2.0) rendered for one command.
+fn legacy_hook(sandbox: &Sandbox, command: &str) -> serde_json::Value {
+    let output = sandbox.hook("legacy", "pretooluse", command.as_bytes());
+    assert_eq!(output.status.code(), Some(0));
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {} / {:?}",
+            String::from_utf8_lossy(&output.stdout),
+            sandbox.hook_errors()
+        )
+    })
+}
+
+#[test]
+fn plugins_built_for_contract_0_2_0_still_load_and_decide() {
+    let sandbox = Sandbox::new();
+    for plugin in ["legacy-adapter-v0-2", "decide-by-rule-v0-2"] {
+        let path = test_plugin(plugin);
+        let added = cm_plugin(&sandbox, &["add", path.to_str().expect("utf8 path")]);
+        assert!(
+            added.status.success(),
+            "{plugin}: {}",
+            String::from_utf8_lossy(&added.stderr)
+        );
+    }
+    let listed = String::from_utf8_lossy(&cm_plugin(&sandbox, &["list"]).stdout).to_string();
+    let row = |id: &str| {
+        listed
+            .lines()
+            .find(|line| line.split_whitespace().nth(1) == Some(id))
+            .map(|line| line.split_whitespace().nth(3).unwrap_or("").to_string())
+    };
+    assert_eq!(row("legacy").as_deref(), Some("0.2.0"), "{listed}");
+    assert_eq!(
+        row("ask-before-push-v0-2").as_deref(),
+        Some("0.2.0"),
+        "{listed}"
+    );
+    assert_eq!(row("claude-code").as_deref(), Some("0.3.0"), "{listed}");
+    // A record written before the registry kept the version: the component says it.
+    let registry = sandbox.root.join("plugins/registry.json");
+    let mut records: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&registry).expect("registry")).expect("JSON");
+    for plugin in records["plugins"].as_array_mut().expect("plugins") {
+        assert!(
+            plugin
+                .as_object_mut()
+                .expect("record")
+                .remove("contract")
+                .is_some()
+        );
+    }
+    std::fs::write(&registry, records.to_string()).expect("write registry");
+    let relisted = String::from_utf8_lossy(&cm_plugin(&sandbox, &["list"]).stdout).to_string();
+    assert_eq!(relisted, listed);
+
+    // The 0.2.0 adapter parses and renders; the 0.2.0 policy decides, told the ctx-tool
+    // prefix the 0.2.0 adapter described.
+    assert_eq!(
+        legacy_hook(&sandbox, "git status"),
+        serde_json::json!({
+            "verdict": "ask",
+            "reason": "team rule: confirm `git status` first, or run it in mcp__legacy__ctx_execute"
+        })
+    );
+    assert_eq!(
+        legacy_hook(&sandbox, "pwd"),
+        serde_json::json!({ "verdict": "no-opinion", "reason": null })
+    );
+    // The built-in 0.3.0 policy judges a 0.2.0 adapter's call by the user's rules, and
+    // names the tools as the 0.2.0 adapter's host does.
+    sandbox.project_permissions(serde_json::json!({ "deny": ["Bash(rm -rf *)"] }));
+    let denied = legacy_hook(&sandbox, "rm -rf build");
+    assert_eq!(denied["verdict"], "deny", "{denied}");
+    let _server = sandbox.live_server();
+    let redirected = legacy_hook(&sandbox, "curl -s https://example.com/docs");
+    assert_eq!(redirected["verdict"], "redirect", "{redirected}");
+    assert!(
+        redirected["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("mcp__legacy__ctx_fetch_and_index")),
+        "{redirected}"
+    );
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
+}
+
 #[test]
 fn a_component_for_another_contract_version_is_refused() {
     let sandbox = Sandbox::new();
@@ -87,7 +177,7 @@ fn a_component_for_another_contract_version_is_refused() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("built for the plugin contract context-mode:plugin@0.9.0; this cm accepts context-mode:plugin@0.2.0"),
+        stderr.contains("built for the plugin contract context-mode:plugin@0.9.0; this cm accepts context-mode:plugin@0.2.0 or @0.3.0 — rebuild it against wit/ of this cm"),
         "{stderr}"
     );
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");

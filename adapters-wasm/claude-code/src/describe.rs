@@ -7,9 +7,11 @@ use crate::bindings::exports::context_mode::plugin::adapter::{
 use context_mode_sdk::EventKind;
 
 /// How Claude Code names context-mode's tools when installed as its plugin
-/// (`plugin_<plugin>_<server>`); the standalone `mcp__context-mode__ctx_*`
-/// spelling is recognised too when parsing.
-pub const CTX_TOOL_PREFIX: &str = "mcp__plugin_context-mode_context-mode__";
+/// `context-mode` (`mcp__plugin_<plugin>_<server>__<tool>`); the standalone
+/// `mcp__context-mode__ctx_*` spelling is recognised too when parsing.
+pub fn ctx_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__plugin_context-mode_{server}__{tool}")
+}
 
 pub const ENV_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 pub const ENV_SESSION_ID: &str = "CLAUDE_SESSION_ID";
@@ -115,7 +117,6 @@ pub fn descriptor() -> Descriptor {
             })
             .collect(),
         env_vars: strings(&[ENV_SESSION_ID, ENV_PROJECT_DIR]),
-        ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
@@ -136,7 +137,10 @@ mod tests {
         assert!(d.env_markers.iter().any(|m| m == "CLAUDECODE"));
         assert_eq!(d.file_markers, ["~/.claude"]);
         assert_eq!(d.env_vars, ["CLAUDE_SESSION_ID", "CLAUDE_PROJECT_DIR"]);
-        assert_eq!(d.ctx_tool_prefix, "mcp__plugin_context-mode_context-mode__");
+        assert_eq!(
+            ctx_tool_name("context-mode", "ctx_execute"),
+            "mcp__plugin_context-mode_context-mode__ctx_execute"
+        );
     }
 
     #[test]

@@ -7,7 +7,9 @@ use crate::bindings::exports::context_mode::plugin::adapter::{
 use context_mode_sdk::EventKind;
 
 /// Codex names an MCP server's tools `mcp__<server>__<tool>`, to its model and in hooks.
-pub const CTX_TOOL_PREFIX: &str = "mcp__context-mode__";
+pub fn ctx_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
 
 /// Set by Codex in the environment of the commands it runs (the session's thread id).
 pub const ENV_THREAD_ID: &str = "CODEX_THREAD_ID";
@@ -97,7 +99,6 @@ pub fn descriptor() -> Descriptor {
             })
             .collect(),
         env_vars: strings(&[ENV_THREAD_ID, ENV_CODEX_HOME]),
-        ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
@@ -118,7 +119,10 @@ mod tests {
         assert_eq!(d.file_markers, ["{env:CODEX_HOME|~/.codex}"]);
         assert!(d.env_vars.iter().any(|v| v == "CODEX_HOME"));
         assert!(d.env_markers.iter().any(|m| m == "CODEX_THREAD_ID"));
-        assert_eq!(d.ctx_tool_prefix, "mcp__context-mode__");
+        assert_eq!(
+            ctx_tool_name("context-mode", "ctx_execute"),
+            "mcp__context-mode__ctx_execute"
+        );
     }
 
     #[test]

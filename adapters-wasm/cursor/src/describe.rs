@@ -8,7 +8,9 @@ use context_mode_sdk::EventKind;
 
 /// Cursor shows an MCP tool to its model under the tool's own name (hooks see it as
 /// `MCP:<tool>`), so reasons name our tools bare: `ctx_execute`.
-pub const CTX_TOOL_PREFIX: &str = "";
+pub fn ctx_tool_name(_server: &str, tool: &str) -> String {
+    tool.to_owned()
+}
 
 /// Set in the processes Cursor starts; the session id of last resort before the pid.
 pub const ENV_TRACE_ID: &str = "CURSOR_TRACE_ID";
@@ -74,7 +76,6 @@ pub fn descriptor() -> Descriptor {
             })
             .collect(),
         env_vars: strings(&[ENV_TRACE_ID]),
-        ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
@@ -94,7 +95,7 @@ mod tests {
         assert_eq!(d.env_markers, ["CURSOR_TRACE_ID"]);
         assert_eq!(d.file_markers, ["~/.cursor"]);
         assert_eq!(d.env_vars, ["CURSOR_TRACE_ID"]);
-        assert_eq!(d.ctx_tool_prefix, "");
+        assert_eq!(ctx_tool_name("context-mode", "ctx_execute"), "ctx_execute");
     }
 
     #[test]

@@ -7,7 +7,9 @@ use crate::bindings::exports::context_mode::plugin::adapter::{
 use context_mode_sdk::EventKind;
 
 /// Gemini CLI names an MCP server's tools `mcp__<server>__<tool>`.
-pub const CTX_TOOL_PREFIX: &str = "mcp__context-mode__";
+pub fn ctx_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
 
 /// Set by Gemini CLI in every hook's environment; `CLAUDE_PROJECT_DIR` is its
 /// compatibility alias of the same value.
@@ -83,7 +85,6 @@ pub fn descriptor() -> Descriptor {
             })
             .collect(),
         env_vars: strings(&[ENV_PROJECT_DIR, ENV_PROJECT_DIR_ALIAS, ENV_SESSION_ID]),
-        ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
@@ -102,7 +103,10 @@ mod tests {
         assert_eq!(d.client_names, ["gemini-cli-mcp-client"]);
         assert_eq!(d.env_markers, ["GEMINI_CLI"]);
         assert_eq!(d.file_markers, ["~/.gemini"]);
-        assert_eq!(d.ctx_tool_prefix, "mcp__context-mode__");
+        assert_eq!(
+            ctx_tool_name("context-mode", "ctx_execute"),
+            "mcp__context-mode__ctx_execute"
+        );
         assert_eq!(
             d.env_vars,
             [

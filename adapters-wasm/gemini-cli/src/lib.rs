@@ -5,8 +5,8 @@
 mod bindings {
     wit_bindgen::generate!({
         world: "adapter-plugin",
-        path: "../../wit",
-        with: { "context-mode:plugin/types@0.2.0": context_mode_sdk::types },
+        path: "../../wit/plugin@0.3.0",
+        with: { "context-mode:plugin/types@0.3.0": context_mode_sdk::types },
         additional_derives: [PartialEq],
     });
 }
@@ -33,6 +33,10 @@ struct GeminiCli;
 impl Guest for GeminiCli {
     fn describe() -> Descriptor {
         describe::descriptor()
+    }
+
+    fn ctx_tool_name(server_name: String, tool: String) -> String {
+        describe::ctx_tool_name(&server_name, &tool)
     }
 
     fn parse(input: ParseInput) -> Result<NormalizedEvent, ParseError> {

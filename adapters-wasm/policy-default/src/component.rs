@@ -5,13 +5,13 @@ use crate::model;
 
 wit_bindgen::generate!({
     world: "policy-plugin",
-    path: "../../wit",
+    path: "../../wit/plugin@0.3.0",
 });
 
 use context_mode::plugin::types::{ToolCall, ToolKind};
 use exports::context_mode::plugin::routing_policy::{
-    Action, Decision, Guest, PermissionRule, PolicyContext, PolicyInfo, Rewrite, RuleEffect,
-    RuleScope,
+    Action, CtxTool, Decision, Guest, PermissionRule, PolicyContext, PolicyInfo, Rewrite,
+    RuleEffect, RuleScope,
 };
 
 struct DefaultPolicy;
@@ -85,10 +85,21 @@ fn from_wit_rule(rule: PermissionRule) -> model::PermissionRule {
     }
 }
 
+/// The reasons name every tool as prefix + its own name, which is how today's hosts name
+/// them: the prefix is what stands before `ctx_execute` in the host's name for it.
+fn ctx_tool_prefix(tools: &[CtxTool]) -> String {
+    tools
+        .iter()
+        .find(|t| t.tool == "ctx_execute")
+        .and_then(|t| t.name.strip_suffix("ctx_execute"))
+        .unwrap_or_default()
+        .to_string()
+}
+
 fn from_wit_context(context: PolicyContext) -> model::PolicyContext {
     model::PolicyContext {
         platform: context.platform,
-        ctx_tool_prefix: context.ctx_tool_prefix,
+        ctx_tool_prefix: ctx_tool_prefix(&context.ctx_tools),
         server_live: context.server_live,
         rules: context.rules.into_iter().map(from_wit_rule).collect(),
         nudges_shown: context.nudges_shown,
@@ -144,7 +155,12 @@ mod tests {
     fn wit_context(rules: Vec<PermissionRule>) -> PolicyContext {
         PolicyContext {
             platform: "claude-code".to_string(),
-            ctx_tool_prefix: "mcp__plugin_context-mode_context-mode__".to_string(),
+            ctx_tools: ["ctx_execute", "ctx_search"]
+                .map(|tool| CtxTool {
+                    tool: tool.to_string(),
+                    name: format!("mcp__plugin_context-mode_context-mode__{tool}"),
+                })
+                .to_vec(),
             server_live: true,
             rules,
             nudges_shown: vec![],
@@ -179,7 +195,14 @@ mod tests {
             wit_call(ToolKind::Shell, Some("curl https://x.dev")),
             wit_context(vec![]),
         );
-        assert!(matches!(decision.action, Action::Redirect(_)));
+        match decision.action {
+            // The host's name for ctx_fetch_and_index, built from its name for ctx_execute.
+            Action::Redirect(reason) => assert!(
+                reason.contains("mcp__plugin_context-mode_context-mode__ctx_fetch_and_index"),
+                "{reason}"
+            ),
+            _ => panic!("expected a redirect"),
+        }
         let decision =
             DefaultPolicy::decide(wit_call(ToolKind::Shell, Some("pwd")), wit_context(vec![]));
         assert!(matches!(decision.action, Action::NoOpinion));

@@ -6,8 +6,8 @@
 //! ```ignore
 //! wit_bindgen::generate!({
 //!     world: "adapter-plugin",
-//!     path: "../../wit",
-//!     with: { "context-mode:plugin/types@0.2.0": context_mode_sdk::types },
+//!     path: "../../wit/plugin@0.3.0",
+//!     with: { "context-mode:plugin/types@0.3.0": context_mode_sdk::types },
 //! });
 //! ```
 //!
@@ -19,7 +19,7 @@
 mod bindings {
     wit_bindgen::generate!({
         world: "types-only",
-        path: "../../wit",
+        path: "../../wit/plugin@0.3.0",
         // `types` declares no functions, so nothing would be generated without this.
         generate_unused_types: true,
         additional_derives: [PartialEq],

@@ -6,7 +6,9 @@ use anyhow::bail;
 use clap::Subcommand;
 
 use crate::plugins::registry::Integrity;
-use crate::plugins::{Adapter, BUILTIN_PLUGINS, BuiltinPlugin, PluginEngine, PluginKind, Registry};
+use crate::plugins::{
+    Adapter, BUILTIN_PLUGINS, BuiltinPlugin, ContractVersion, PluginEngine, PluginKind, Registry,
+};
 
 #[derive(Subcommand)]
 pub enum PluginCommand {
@@ -47,26 +49,32 @@ pub fn run(command: PluginCommand) -> anyhow::Result<()> {
         }
         PluginCommand::List => {
             println!(
-                "{:<8} {:<20} {:<10} {:<12} {:<12} env-vars",
-                "kind", "id", "version", "source", "sha256"
+                "{:<8} {:<20} {:<10} {:<9} {:<12} {:<12} env-vars",
+                "kind", "id", "version", "contract", "source", "sha256"
             );
             for builtin in BUILTIN_PLUGINS {
                 println!(
-                    "{:<8} {:<20} {:<10} {:<12} {:<12} {}",
+                    "{:<8} {:<20} {:<10} {:<9} {:<12} {:<12} {}",
                     builtin.kind.to_string(),
                     builtin.id,
                     env!("CARGO_PKG_VERSION"),
+                    // Built from this checkout's newest contract (host/build.rs).
+                    ContractVersion::NEWEST.number(),
                     "built-in",
                     &builtin.sha256[..12],
                     env_column(&builtin_env_vars(&engine, builtin))
                 );
             }
             for plugin in &registry.plugins {
+                let contract = registry
+                    .contract_of(&engine, plugin)
+                    .map_or_else(|_| "?".to_string(), |v| v.to_string());
                 println!(
-                    "{:<8} {:<20} {:<10} {:<12} {:<12} {}",
+                    "{:<8} {:<20} {:<10} {:<9} {:<12} {:<12} {}",
                     plugin.kind.to_string(),
                     plugin.id,
                     plugin.version,
+                    contract,
                     format!("installed#{}", plugin.order),
                     &plugin.sha256[..12],
                     env_column(&plugin.env_vars)

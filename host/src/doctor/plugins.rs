@@ -129,7 +129,7 @@ fn installed_check(
 }
 
 /// Instantiates a component in the plugin sandbox and asks it to describe itself;
-/// answers `<id> <version>`.
+/// answers `<id> <version>, contract <version it was built for>`.
 fn describe(
     engine: &PluginEngine,
     kind: PluginKind,
@@ -138,12 +138,24 @@ fn describe(
 ) -> Result<String, crate::plugins::PluginError> {
     match kind {
         PluginKind::Adapter => {
-            let d = Adapter::instantiate(engine, component, label)?.describe()?;
-            Ok(format!("{} {}", d.id, d.version))
+            let mut adapter = Adapter::instantiate(engine, component, label)?;
+            let d = adapter.describe()?;
+            Ok(format!(
+                "{} {}, contract {}",
+                d.id,
+                d.version,
+                adapter.contract()
+            ))
         }
         PluginKind::Policy => {
-            let info = Policy::instantiate(engine, component, label)?.describe()?;
-            Ok(format!("{} {}", info.id, info.version))
+            let mut policy = Policy::instantiate(engine, component, label)?;
+            let info = policy.describe()?;
+            Ok(format!(
+                "{} {}, contract {}",
+                info.id,
+                info.version,
+                policy.contract()
+            ))
         }
     }
 }

@@ -5,11 +5,11 @@ use std::path::Path;
 
 use super::{Fallback, HookOutput, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
-use crate::permissions;
-use crate::plugins::bindings::{
+use crate::model::{
     Action, Capabilities, Decision, Descriptor, EventBinding, EventKind, NormalizedEvent,
-    ParseError, ParseInput, PolicyContext, Rendered, ToolCall, ToolKind,
+    ParseError, ParseInput, PolicyContext, Rendered, Reply, ToolCall, ToolKind,
 };
+use crate::permissions;
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
 use crate::service::continuity;
 
@@ -41,7 +41,7 @@ pub(super) fn run(
     let fallback_output = output_of(
         loaded
             .adapter
-            .render(&reply::no_opinion(
+            .render(reply::no_opinion(
                 loaded.binding.kind,
                 &loaded.binding.native,
                 None,
@@ -65,7 +65,7 @@ pub(super) fn run(
         // SAFETY: getppid has no preconditions.
         parent_pid: unsafe { libc::getppid() } as u32,
     };
-    let parsed = loaded.adapter.parse(&input).map_err(|e| e.to_string())?;
+    let parsed = loaded.adapter.parse(input).map_err(|e| e.to_string())?;
     let event = parsed.map_err(|err| match err {
         ParseError::UnknownEvent(name) => format!("adapter does not handle event {name}"),
         ParseError::BadInput(why) => format!("bad stdin: {why}"),
@@ -123,7 +123,7 @@ pub(super) fn run(
             });
         reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
     }
-    let rendered = loaded.adapter.render(&reply).map_err(|e| e.to_string())?;
+    let rendered = loaded.adapter.render(reply).map_err(|e| e.to_string())?;
     continuity::record_timing(&mut store, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
 }
@@ -216,7 +216,7 @@ fn pre_tool_use(
     (event, project_dir): (&NormalizedEvent, &Path),
     tool: ToolCall,
     log: &dyn Fn(&str),
-) -> crate::plugins::bindings::Reply {
+) -> Reply {
     let (context, unknown_rules) = policy_context(root, loaded, event, &tool, project_dir, log);
 
     let decision = match unknown_rules.filter(|file| !repairs(&tool, file, project_dir)) {
@@ -268,7 +268,7 @@ fn policy_context(
     let (mut context, unreadable) = crate::service::policy_context(
         project_dir,
         loaded.descriptor.id.clone(),
-        loaded.descriptor.ctx_tool_prefix.clone(),
+        loaded.descriptor.ctx_tools.clone(),
     );
     for file in &unreadable {
         log(&file.to_string());

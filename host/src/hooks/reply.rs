@@ -10,9 +10,7 @@
 //!   next event of that session that can ([`deliver_held`]), or dropped when no event
 //!   of the platform ever can.
 
-use crate::plugins::bindings::{
-    Action, Capabilities, Decision, EventKind, Reply, ToolCall, Verdict,
-};
+use crate::model::{Action, Capabilities, Decision, EventKind, Reply, ToolCall, Verdict};
 
 /// A reply plus what the caller must record about it.
 pub struct Shaped {
@@ -128,7 +126,7 @@ pub fn deliver_held(held: Vec<String>, own: Option<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugins::bindings::{Rewrite, ToolKind};
+    use crate::model::{Rewrite, ToolKind};
 
     fn call() -> ToolCall {
         ToolCall {

@@ -5,7 +5,7 @@
 use super::Category;
 use super::text::{fields, with_fields};
 use super::view::JournalView;
-use crate::plugins::bindings::{EventKind, NormalizedEvent};
+use crate::model::{EventKind, NormalizedEvent};
 use crate::store::JournalEntry;
 
 /// A row to add. Text is redacted by the extractor before it is cut.

@@ -6,22 +6,31 @@ use super::Category;
 use super::state::line_with_pointer;
 use super::text::{body, cut, fields, one_line, with_fields};
 use crate::limits::{PROMPT_MATCH_MAX_BYTES, RESUME_CAP_BYTES, STATE_LINE_MAX_BYTES};
-use crate::plugins::bindings::SessionSource;
+use crate::model::{CtxToolNames, SessionSource};
 use crate::search::ParsedQuery;
 use crate::store::{JournalEntry, NewJournalEntry, Store, StoreError};
 
 /// The compact routing block injected at session start, naming this platform's tools
-/// (`prefix` + `ctx_execute`, …).
-pub fn routing_block(prefix: &str) -> String {
+/// as its model sees them.
+pub fn routing_block(names: &CtxToolNames) -> String {
+    let [execute, batch, file, fetch, search, resume] = [
+        "ctx_execute",
+        "ctx_batch_execute",
+        "ctx_execute_file",
+        "ctx_fetch_and_index",
+        "ctx_search",
+        "ctx_resume",
+    ]
+    .map(|tool| names.name(tool));
     format!(
         "context-mode is active: large tool output can stay out of this conversation.\n\
-         - Commands, builds, tests, log reads: {prefix}ctx_execute(language, code); only what the code prints comes back. \
-         Several commands plus questions in one call: {prefix}ctx_batch_execute(commands, queries).\n\
-         - Analysing a large file: {prefix}ctx_execute_file(path, language, code); the file's content stays out.\n\
-         - Web pages and docs: {prefix}ctx_fetch_and_index(url), then {prefix}ctx_search(queries). \
+         - Commands, builds, tests, log reads: {execute}(language, code); only what the code prints comes back. \
+         Several commands plus questions in one call: {batch}(commands, queries).\n\
+         - Analysing a large file: {file}(path, language, code); the file's content stays out.\n\
+         - Web pages and docs: {fetch}(url), then {search}(queries). \
          These tools have full network access.\n\
-         - Earlier output, indexed docs and notes: {prefix}ctx_search(queries).\n\
-         - After a compaction: {prefix}ctx_resume() for the session state, {prefix}ctx_resume(seq) for one journal row.\n\
+         - Earlier output, indexed docs and notes: {search}(queries).\n\
+         - After a compaction: {resume}() for the session state, {resume}(seq) for one journal row.\n\
          - Small reads, edits and short commands run as usual."
     )
 }
@@ -34,20 +43,22 @@ pub fn session_start_context(
     store: &mut Store,
     session_id: &str,
     source: SessionSource,
-    ctx_tool_prefix: &str,
+    ctx_tools: &CtxToolNames,
 ) -> Result<Option<String>, StoreError> {
     let state = match source {
         SessionSource::Clear => return Ok(None),
-        SessionSource::Startup => return Ok(Some(routing_block(ctx_tool_prefix))),
+        SessionSource::Startup => return Ok(Some(routing_block(ctx_tools))),
         SessionSource::Compact | SessionSource::Resume | SessionSource::Unknown => {
             state_for(store, session_id, source != SessionSource::Unknown)?
         }
     };
     Ok(match (state, source) {
         (Some(block), _) => Some(format!(
-            "{block}\nA row in full: {ctx_tool_prefix}ctx_resume(seq); older output: {ctx_tool_prefix}ctx_search(queries)."
+            "{block}\nA row in full: {}(seq); older output: {}(queries).",
+            ctx_tools.name("ctx_resume"),
+            ctx_tools.name("ctx_search")
         )),
-        (None, SessionSource::Unknown) => Some(routing_block(ctx_tool_prefix)),
+        (None, SessionSource::Unknown) => Some(routing_block(ctx_tools)),
         (None, _) => None,
     })
 }

@@ -10,7 +10,7 @@ use crate::limits::{
     JOURNAL_CONTEXT_ROWS, JOURNAL_DATA_MAX_BYTES, JOURNAL_MAX_ROWS_PER_PRIORITY,
     JOURNAL_SUMMARY_MAX_BYTES,
 };
-use crate::plugins::bindings::{EventKind, NormalizedEvent};
+use crate::model::{EventKind, NormalizedEvent};
 use crate::store::{
     JournalEntry, JournalInsert, JournalOp, NewJournalEntry, NewSource, SourceKind, Store,
     StoreError, content_hash,

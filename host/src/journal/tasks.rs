@@ -11,7 +11,7 @@ use super::tool::input_str;
 use super::view::TaskStatus;
 use crate::human::first_line;
 use crate::limits::{JOURNAL_DATA_MAX_BYTES, JOURNAL_SUMMARY_MAX_BYTES};
-use crate::plugins::bindings::ToolCall;
+use crate::model::ToolCall;
 
 /// Task lists, plans and skills: tools of kind "other", known by name.
 pub fn other_tool(tool: &ToolCall, input: &Value, output: &str, out: &mut Extracted) {

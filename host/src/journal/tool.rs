@@ -14,7 +14,7 @@ use super::text::{
 use super::view::JournalView;
 use crate::human::first_line;
 use crate::limits::{JOURNAL_SUMMARY_MAX_BYTES, SLOW_CALL_MS, SUBAGENT_EXCERPT_CHARS};
-use crate::plugins::bindings::{ToolCall, ToolKind, ToolResult};
+use crate::model::{ToolCall, ToolKind, ToolResult};
 
 /// How a pending-call row's summary starts.
 pub const PENDING_PREFIX: &str = "pending: ";

@@ -290,7 +290,7 @@ fn front_ends_reach_the_knowledge_base_through_the_service() {
 fn the_scan_sees_each_kind_of_reference() {
     assert_eq!(referenced_modules("use crate::store::Store;"), ["store"]);
     assert_eq!(
-        referenced_modules("use crate::{paths, plugins::bindings::{A, B}, store};"),
+        referenced_modules("use crate::{paths, plugins::registry::{A, B}, store};"),
         ["paths", "plugins", "store"]
     );
     assert_eq!(

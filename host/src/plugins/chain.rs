@@ -10,12 +10,12 @@
 
 use std::time::{Duration, Instant};
 
-use super::bindings::{Action, Decision, PolicyContext, ToolCall};
-use super::policy::BUILTIN_POLICY_LABEL;
+use super::policy::{BUILTIN_POLICY_LABEL, Question};
 use super::{PluginEngine, PluginError, Policy, Registry};
 use crate::limits::{
     PLUGIN_CALL_TIMEOUT_MS, POLICY_BUILTIN_RESERVE_MS, POLICY_CALL_MIN_MS, POLICY_CHAIN_BUDGET_MS,
 };
+use crate::model::{Action, Decision, PolicyContext, ToolCall};
 
 /// What the chain decided, who decided it, and which policies failed on the way.
 pub struct ChainOutcome {
@@ -117,7 +117,8 @@ impl PolicyChain {
             failures: std::mem::take(&mut self.failures),
             builtin_failure: None,
         };
-        let user = match self.ask_builtin(call, context) {
+        let mut question = Question::new(call, context);
+        let user = match self.ask_builtin(&mut question) {
             Ok(decision) => Some(decision),
             Err(err) => {
                 outcome.fail_builtin(err);
@@ -140,7 +141,7 @@ impl PolicyChain {
                 break;
             };
             let started = Instant::now();
-            let answer = self.installed[index].decide_within(call, context, ms);
+            let answer = self.installed[index].decide_within(&mut question, ms);
             self.budget.charge(started);
             match answer {
                 Ok(decision) if matches!(decision.action, Action::NoOpinion) => index += 1,
@@ -185,7 +186,7 @@ impl PolicyChain {
             let mut rewritten = call.clone();
             rewritten.command = rewrite.command.clone().or(rewritten.command);
             rewritten.prompt = rewrite.prompt.clone().or(rewritten.prompt);
-            match self.ask_builtin(&rewritten, context) {
+            match self.ask_builtin(&mut Question::new(&rewritten, context)) {
                 Ok(verdict) if matches!(verdict.action, Action::Deny(_) | Action::Ask(_)) => {
                     return outcome.by_builtin(verdict);
                 }
@@ -199,13 +200,9 @@ impl PolicyChain {
     }
 
     /// The built-in policy's decision, or why it cannot give one.
-    fn ask_builtin(
-        &mut self,
-        call: &ToolCall,
-        context: &PolicyContext,
-    ) -> Result<Decision, PluginError> {
+    fn ask_builtin(&mut self, question: &mut Question<'_>) -> Result<Decision, PluginError> {
         let builtin = self.builtin.as_mut().map_err(|err| err.clone())?;
-        let decision = builtin.decide_within(call, context, POLICY_BUILTIN_RESERVE_MS);
+        let decision = builtin.decide_within(question, POLICY_BUILTIN_RESERVE_MS);
         if let Err(err) = &decision
             && err.poisons_instance()
         {

@@ -2,9 +2,9 @@
 //! policies) with wasmtime, each call sandboxed, time- and memory-bounded.
 
 pub mod adapter;
-pub mod bindings;
 pub mod cache_prune;
 pub mod chain;
+pub mod contract;
 pub mod engine;
 pub mod env_vars;
 pub mod file;
@@ -13,6 +13,7 @@ pub mod registry;
 
 pub use adapter::Adapter;
 pub use chain::{ChainOutcome, PolicyChain};
+pub use contract::ContractVersion;
 pub use engine::PluginEngine;
 pub use policy::Policy;
 pub use registry::{InstalledPlugin, Registry};

@@ -1,21 +1,48 @@
 //! One loaded routing policy: describe and decide, each call sandboxed and bounded.
+//! Speaks whichever contract version the component was built for.
 
 use wasmtime::Store;
 use wasmtime::component::Component;
 
-use super::bindings::policy_world::PolicyPlugin;
-use super::bindings::{Action, Decision, PolicyContext, PolicyInfo, ToolCall};
+use super::contract::{self, ContractVersion, on_version, v0_2, v0_3};
 use super::engine::{PluginState, arm_deadline, arm_deadline_ms};
-use super::{PluginEngine, PluginError};
+use super::{PluginEngine, PluginError, PluginKind};
+use crate::model::{Action, Decision, PolicyContext, PolicyInfo, ToolCall};
 
 use crate::limits::PLUGIN_CALL_TIMEOUT_MS;
 use crate::limits::POLICY_REASON_MAX_BYTES as REASON_MAX_BYTES;
+
+/// The generated bindings of the component's contract version.
+enum Bindings {
+    V0_2(v0_2::PolicyPlugin),
+    V0_3(v0_3::PolicyPlugin),
+}
 
 /// One instantiated routing policy.
 pub struct Policy {
     label: String,
     store: Store<PluginState>,
-    bindings: PolicyPlugin,
+    bindings: Bindings,
+}
+
+/// One question to the policies of a chain, in each contract version's types: lowered
+/// once per version asked, however many policies of that version answer it.
+pub struct Question<'a> {
+    call: &'a ToolCall,
+    context: &'a PolicyContext,
+    v0_2: Option<v0_2::PolicyQuestion>,
+    v0_3: Option<v0_3::PolicyQuestion>,
+}
+
+impl<'a> Question<'a> {
+    pub fn new(call: &'a ToolCall, context: &'a PolicyContext) -> Self {
+        Self {
+            call,
+            context,
+            v0_2: None,
+            v0_3: None,
+        }
+    }
 }
 
 impl Policy {
@@ -34,10 +61,26 @@ impl Policy {
         label: &str,
         ms: u64,
     ) -> Result<Self, PluginError> {
+        let version = match contract::classify(engine, component)? {
+            (PluginKind::Policy, version) => version,
+            (PluginKind::Adapter, _) => {
+                return Err(PluginError::Invalid(format!(
+                    "{label} is an adapter, not a routing policy"
+                )));
+            }
+        };
         let mut store = engine.new_store();
         arm_deadline_ms(&mut store, ms);
-        let bindings = PolicyPlugin::instantiate(&mut store, component, engine.linker()?)
-            .map_err(|e| PluginError::from_call(label, e).with_deadline_ms(ms))?;
+        let linker = engine.linker()?;
+        let bindings = match version {
+            ContractVersion::V0_2 => {
+                v0_2::PolicyPlugin::instantiate(&mut store, component, linker).map(Bindings::V0_2)
+            }
+            ContractVersion::V0_3 => {
+                v0_3::PolicyPlugin::instantiate(&mut store, component, linker).map(Bindings::V0_3)
+            }
+        }
+        .map_err(|e| PluginError::from_call(label, e).with_deadline_ms(ms))?;
         Ok(Self {
             label: label.to_string(),
             store,
@@ -49,13 +92,22 @@ impl Policy {
         &self.label
     }
 
+    /// The contract version the component was built for.
+    pub fn contract(&self) -> ContractVersion {
+        match self.bindings {
+            Bindings::V0_2(_) => ContractVersion::V0_2,
+            Bindings::V0_3(_) => ContractVersion::V0_3,
+        }
+    }
+
     pub fn describe(&mut self) -> Result<PolicyInfo, PluginError> {
         arm_deadline(&mut self.store);
-        let info = self
-            .bindings
+        let store = &mut self.store;
+        let info: PolicyInfo = on_version!(&self.bindings, plugin => plugin
             .context_mode_plugin_routing_policy()
-            .call_describe(&mut self.store)
-            .map_err(|e| PluginError::from_call(&self.label, e))?;
+            .call_describe(store)
+            .map(Into::into))
+        .map_err(|e| PluginError::from_call(&self.label, e))?;
         if info.id.trim().is_empty() {
             return Err(self.garbage("describe returned an empty id".into()));
         }
@@ -67,22 +119,39 @@ impl Policy {
         call: &ToolCall,
         context: &PolicyContext,
     ) -> Result<Decision, PluginError> {
-        self.decide_within(call, context, PLUGIN_CALL_TIMEOUT_MS)
+        self.decide_within(&mut Question::new(call, context), PLUGIN_CALL_TIMEOUT_MS)
     }
 
     /// Decides under a deadline of `ms`.
     pub fn decide_within(
         &mut self,
-        call: &ToolCall,
-        context: &PolicyContext,
+        question: &mut Question<'_>,
         ms: u64,
     ) -> Result<Decision, PluginError> {
         arm_deadline_ms(&mut self.store, ms);
-        let decision = self
-            .bindings
-            .context_mode_plugin_routing_policy()
-            .call_decide(&mut self.store, call, context)
-            .map_err(|e| PluginError::from_call(&self.label, e).with_deadline_ms(ms))?;
+        let store = &mut self.store;
+        let (call, context) = (question.call, question.context);
+        let decision: Decision = match &self.bindings {
+            Bindings::V0_2(plugin) => {
+                let (call, context) = question
+                    .v0_2
+                    .get_or_insert_with(|| v0_2::policy_question(call, context));
+                plugin
+                    .context_mode_plugin_routing_policy()
+                    .call_decide(store, call, context)
+                    .map(Into::into)
+            }
+            Bindings::V0_3(plugin) => {
+                let (call, context) = question
+                    .v0_3
+                    .get_or_insert_with(|| v0_3::policy_question(call, context));
+                plugin
+                    .context_mode_plugin_routing_policy()
+                    .call_decide(store, call, context)
+                    .map(Into::into)
+            }
+        }
+        .map_err(|e| PluginError::from_call(&self.label, e).with_deadline_ms(ms))?;
         validate(&decision).map_err(|message| self.garbage(message))?;
         Ok(decision)
     }
@@ -137,7 +206,7 @@ pub const BUILTIN_POLICY_LABEL: &str = "policy default";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugins::bindings::Rewrite;
+    use crate::model::Rewrite;
 
     fn decision(action: Action) -> Decision {
         Decision {

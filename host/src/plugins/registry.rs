@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use wasmtime::component::Component;
 
-use super::bindings::{ADAPTER_EXPORT, POLICY_EXPORT, WIT_PACKAGE, WIT_VERSION};
+use super::contract::ContractVersion;
 use super::{Adapter, PluginEngine, PluginError, PluginKind, Policy};
 use crate::paths;
 
@@ -30,6 +30,10 @@ pub struct InstalledPlugin {
     /// For an adapter: the environment variables it asked for (and passed the rule).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env_vars: Vec<String>,
+    /// The contract version it was built for; absent in records of a `cm` before 0.3.0
+    /// of the contract (then [`Registry::contract_of`] asks the component).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<ContractVersion>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -177,7 +181,7 @@ impl Registry {
         file: &Path,
     ) -> Result<InstalledPlugin, PluginError> {
         let bytes = super::file::read_bounded(file)?;
-        let kind = classify(engine, &bytes)?;
+        let (kind, contract) = classify(engine, &bytes)?;
         let sha256 = sha256_hex(&bytes);
         let component = Component::new(engine.engine(), &bytes).map_err(|e| {
             PluginError::Compile(crate::human::first_line(&e.to_string()).to_string())
@@ -222,6 +226,7 @@ impl Registry {
             size_bytes,
             mtime_ns,
             env_vars,
+            contract: Some(contract),
         };
         if let Some(i) = previous {
             let old = self.plugins.remove(i);
@@ -232,6 +237,22 @@ impl Registry {
         }
         self.save()?;
         Ok(installed)
+    }
+
+    /// The contract version an installed plugin speaks: as recorded at `add`, else as
+    /// its (cached) component says.
+    pub fn contract_of(
+        &self,
+        engine: &PluginEngine,
+        plugin: &InstalledPlugin,
+    ) -> Result<ContractVersion, PluginError> {
+        match plugin.contract {
+            Some(version) => Ok(version),
+            None => {
+                let component = self.load_component(engine, plugin)?;
+                super::contract::classify(engine, &component).map(|(_, version)| version)
+            }
+        }
     }
 
     /// Uninstalls every plugin with this id; returns what was removed.
@@ -266,9 +287,13 @@ impl Registry {
     }
 }
 
-/// Decides which world a file implements, refusing core modules, other contract
-/// versions and unrelated components with a message that says what to do.
-pub fn classify(engine: &PluginEngine, bytes: &[u8]) -> Result<PluginKind, PluginError> {
+/// Decides which world and contract version a file implements, refusing core modules,
+/// contract versions this cm has no converter for and unrelated components with a
+/// message that says what to do.
+pub fn classify(
+    engine: &PluginEngine,
+    bytes: &[u8],
+) -> Result<(PluginKind, ContractVersion), PluginError> {
     match bytes.get(..8) {
         Some([0, b'a', b's', b'm', _, _, 1, 0]) => {}
         Some([0, b'a', b's', b'm', ..]) => {
@@ -280,31 +305,7 @@ pub fn classify(engine: &PluginEngine, bytes: &[u8]) -> Result<PluginKind, Plugi
     }
     let component = Component::new(engine.engine(), bytes)
         .map_err(|e| PluginError::Compile(crate::human::first_line(&e.to_string()).to_string()))?;
-    let exports: Vec<String> = component
-        .component_type()
-        .exports(engine.engine())
-        .map(|(name, _)| name.to_string())
-        .collect();
-    if exports.iter().any(|e| e == ADAPTER_EXPORT) {
-        return Ok(PluginKind::Adapter);
-    }
-    if exports.iter().any(|e| e == POLICY_EXPORT) {
-        return Ok(PluginKind::Policy);
-    }
-    let prefix = format!("{WIT_PACKAGE}/");
-    if let Some(other) = exports.iter().find(|e| e.starts_with(&prefix)) {
-        let version = other
-            .rsplit_once('@')
-            .map(|(_, v)| v)
-            .unwrap_or("no version");
-        return Err(PluginError::Invalid(format!(
-            "is built for the plugin contract {WIT_PACKAGE}@{version}; this cm accepts {WIT_PACKAGE}@{WIT_VERSION} — rebuild it against wit/ of this cm"
-        )));
-    }
-    Err(PluginError::Invalid(format!(
-        "is not a context-mode plugin: it exports [{}], expected {ADAPTER_EXPORT} or {POLICY_EXPORT}",
-        exports.join(", ")
-    )))
+    super::contract::classify(engine, &component)
 }
 
 fn validate_id(id: &str) -> Result<(), PluginError> {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::text::{render, unmeasured_line};
 use super::{gather, insight, reported_session};
-use crate::plugins::bindings::{EventKind, NormalizedEvent, SessionSource};
+use crate::model::{EventKind, NormalizedEvent, SessionSource};
 use crate::store::{NewSource, SourceKind, Store};
 
 fn event(kind: EventKind, session: &str, prompt: Option<String>) -> NormalizedEvent {

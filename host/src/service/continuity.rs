@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::journal;
 use crate::limits::REPLACE_TRIGGER_BYTES;
-use crate::plugins::bindings::{
+use crate::model::{
     Capabilities, Descriptor, EventBinding, EventKind, NormalizedEvent, SessionSource, ToolKind,
     Verdict,
 };
@@ -77,13 +77,13 @@ pub fn on_event(
                         store,
                         &event.session_id,
                         source,
-                        &descriptor.ctx_tool_prefix,
+                        &descriptor.ctx_tools,
                     )
                 })
                 // Without a journal a new session still learns how to reach the tools.
                 .unwrap_or_else(|| {
                     matches!(source, SessionSource::Startup | SessionSource::Unknown)
-                        .then(|| journal::routing_block(&descriptor.ctx_tool_prefix))
+                        .then(|| journal::routing_block(&descriptor.ctx_tools))
                 })
         }
     };

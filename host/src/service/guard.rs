@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{Reply, Service, policy_context};
-use crate::plugins::bindings::{Action, PolicyContext, ToolCall, ToolKind};
+use crate::model::{Action, MCP_SERVER_NAME, PolicyContext, ToolCall, ToolKind};
 use crate::plugins::{PolicyChain, Registry};
 
 /// The loaded policy chain and the rules it decides with, for one tool call.
@@ -40,7 +40,7 @@ impl Service {
         });
         let platform = self.platform();
         let (mut context, unreadable) =
-            policy_context(&self.project_dir, platform.id, platform.ctx_tool_prefix);
+            policy_context(&self.project_dir, platform.id, platform.ctx_tools);
         // A settings file we cannot read may hold a deny rule for this very call.
         if let Some(file) = unreadable.first() {
             tracing::warn!("{file}");
@@ -64,7 +64,7 @@ impl RuleCheck {
         path: Option<&Path>,
     ) -> Result<(), Reply> {
         let call = ToolCall {
-            name: format!("{}{tool}", self.context.ctx_tool_prefix),
+            name: self.context.ctx_tools.name(tool).to_string(),
             kind: ToolKind::Ctx,
             input_json: input.to_string(),
             command: None,
@@ -73,7 +73,7 @@ impl RuleCheck {
             url: None,
             prompt: None,
             pattern: None,
-            mcp_server: Some("context-mode".into()),
+            mcp_server: Some(MCP_SERVER_NAME.into()),
             mcp_tool: Some(tool.into()),
         };
         self.decide(&call)

@@ -95,7 +95,7 @@ pub struct Service {
 #[derive(Debug, Clone)]
 pub struct Platform {
     pub id: String,
-    pub ctx_tool_prefix: String,
+    pub ctx_tools: crate::model::CtxToolNames,
 }
 
 impl Service {
@@ -153,7 +153,7 @@ impl Service {
     pub fn platform(&self) -> Platform {
         self.platform.get().cloned().unwrap_or(Platform {
             id: "unknown".into(),
-            ctx_tool_prefix: "mcp__context-mode__".into(),
+            ctx_tools: crate::model::CtxToolNames::with_prefix("mcp__context-mode__"),
         })
     }
 

@@ -2,7 +2,7 @@
 //! client names, then their environment markers, then `CONTEXT_MODE_PLATFORM`.
 
 use super::{Platform, Service};
-use crate::plugins::bindings::Descriptor;
+use crate::model::Descriptor;
 use crate::plugins::{Adapter, BUILTIN_PLUGINS, PluginKind, Registry};
 
 /// Overrides detection with an adapter id.
@@ -36,7 +36,7 @@ impl Service {
         if let Some(descriptor) = found {
             self.set_platform(Platform {
                 id: descriptor.id.clone(),
-                ctx_tool_prefix: descriptor.ctx_tool_prefix.clone(),
+                ctx_tools: descriptor.ctx_tools.clone(),
             });
             tracing::info!("agent host {} (MCP client {client_name:?})", descriptor.id);
         } else {

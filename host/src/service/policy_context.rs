@@ -5,23 +5,23 @@
 
 use std::path::Path;
 
+use crate::model::{CtxToolNames, PermissionRule, PolicyContext};
 use crate::permissions::{self, Unreadable};
-use crate::plugins::bindings::{PermissionRule, PolicyContext};
 
-/// The context of `platform` (whose ctx tools are named `<ctx_tool_prefix><tool>`) in
+/// The context of `platform` (whose ctx tools the model sees as `ctx_tools`) in
 /// `project_dir`, with no live server, no nudges shown and no file size; and the
 /// settings files that could not be read, whose rules are unknown (the caller fails
 /// closed on what they could govern).
 pub fn policy_context(
     project_dir: &Path,
     platform: String,
-    ctx_tool_prefix: String,
+    ctx_tools: CtxToolNames,
 ) -> (PolicyContext, Vec<Unreadable>) {
     let home = crate::paths::home_dir();
     let (rules, unreadable) = permissions::load(project_dir, home.as_deref());
     let context = PolicyContext {
         platform,
-        ctx_tool_prefix,
+        ctx_tools,
         server_live: false,
         rules: rules.into_iter().map(PermissionRule::from).collect(),
         nudges_shown: Vec::new(),

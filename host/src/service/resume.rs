@@ -52,7 +52,7 @@ pub fn resume(service: &Service, params: ResumeParams) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugins::bindings::{EventKind, NormalizedEvent};
+    use crate::model::{EventKind, NormalizedEvent};
 
     fn prompt(session: &str, text: &str) -> NormalizedEvent {
         NormalizedEvent {

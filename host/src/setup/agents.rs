@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::SetupError;
-use crate::plugins::bindings::{ConfigFormat, Descriptor, EditKind, SetupInput};
+use crate::model::{ConfigFormat, Descriptor, EditKind, SetupInput};
 use crate::plugins::{Adapter, BUILTIN_PLUGINS, PluginEngine, PluginKind, Registry};
 
 /// One loaded adapter.
@@ -117,7 +117,7 @@ impl Agent {
             cm_command: cm_command.to_owned(),
             project_dir: project.map(|p| p.display().to_string()),
         };
-        let plan = self.adapter.setup_plan(&input)?;
+        let plan = self.adapter.setup_plan(input)?;
         let mut edits = Vec::new();
         let mut notes = Vec::new();
         for edit in plan.edits {

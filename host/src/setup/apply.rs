@@ -11,7 +11,7 @@ use super::files::{Backup, Written, read_existing, write_atomic};
 use super::manifest::Manifest;
 use super::model::{Change, MergeOutcome, Op};
 use super::{json_merge, text_merge, toml_merge};
-use crate::plugins::bindings::ConfigFormat;
+use crate::model::ConfigFormat;
 
 /// What setup will do to one file.
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use super::manifest::Manifest;
 use super::model::ChangeKind;
 use super::signature::invocation_tail;
 use super::{json_merge, toml_merge};
-use crate::plugins::bindings::{ConfigFormat, EditKind};
+use crate::model::{ConfigFormat, EditKind};
 
 /// One agent as doctor sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -90,7 +90,7 @@ pub fn already_set_up(
             )
         };
         let optional_present = |kind| edits.iter().any(|e| e.kind == kind && present(e));
-        use crate::plugins::bindings::EditKind;
+        use crate::model::EditKind;
         let required = edits.iter().any(|e| {
             matches!(
                 e.kind,

@@ -1,7 +1,7 @@
 // Shared by the loop-forever-* crates: a policy that never returns from `decide`, named
 // after its crate, so several distinct ones can be installed at once (issue 12, item 16).
 
-wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit" });
+wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit/plugin@0.3.0" });
 
 use exports::context_mode::plugin::routing_policy::{
     Decision, Guest, PolicyContext, PolicyInfo, ToolCall,

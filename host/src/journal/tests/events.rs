@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::support::*;
 use crate::journal::{build_state_block, record};
-use crate::plugins::bindings::{EventKind, ToolKind};
+use crate::model::{EventKind, ToolKind};
 use crate::store::{JournalEntry, Store};
 
 fn rows(store: &Store, session: &str) -> Vec<JournalEntry> {

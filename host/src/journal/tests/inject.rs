@@ -9,15 +9,19 @@ use crate::journal::{
 use crate::limits::{
     PROMPT_MATCH_MAX_BYTES, ROUTING_BLOCK_MAX_BYTES, STATE_BUDGET_BYTES, STATE_LINE_MAX_BYTES,
 };
-use crate::plugins::bindings::{EventKind, SessionSource};
+use crate::model::{CtxToolNames, EventKind, SessionSource};
 
 const PREFIX: &str = "mcp__plugin_context-mode_context-mode__";
+
+fn names() -> CtxToolNames {
+    CtxToolNames::with_prefix(PREFIX)
+}
 
 #[test]
 fn startup_gets_the_routing_block_and_clear_gets_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut store = open_store(&dir);
-    let block = session_start_context(&mut store, "s", SessionSource::Startup, PREFIX)
+    let block = session_start_context(&mut store, "s", SessionSource::Startup, &names())
         .expect("start")
         .expect("routing block");
     assert!(block.len() <= ROUTING_BLOCK_MAX_BYTES, "{} B", block.len());
@@ -34,15 +38,15 @@ fn startup_gets_the_routing_block_and_clear_gets_nothing() {
     for banned in ["NEVER", "Do NOT", "MANDATORY", "blocked", "BLOCKED"] {
         assert!(!block.contains(banned), "{banned}");
     }
-    assert_eq!(routing_block(PREFIX), block);
+    assert_eq!(routing_block(&names()), block);
     assert!(
-        session_start_context(&mut store, "s", SessionSource::Clear, PREFIX)
+        session_start_context(&mut store, "s", SessionSource::Clear, &names())
             .expect("clear")
             .is_none()
     );
     // Unknown source, nothing journalled: treated as a start.
     assert_eq!(
-        session_start_context(&mut store, "s", SessionSource::Unknown, PREFIX).expect("unknown"),
+        session_start_context(&mut store, "s", SessionSource::Unknown, &names()).expect("unknown"),
         Some(block)
     );
 }
@@ -58,7 +62,7 @@ fn compact_without_a_stored_block_builds_one_from_the_journal() {
             post("s", &edit("src/cache.rs"), "ok", None),
         ],
     );
-    let context = session_start_context(&mut store, "s", SessionSource::Compact, PREFIX)
+    let context = session_start_context(&mut store, "s", SessionSource::Compact, &names())
         .expect("start")
         .expect("state");
     assert!(
@@ -66,7 +70,7 @@ fn compact_without_a_stored_block_builds_one_from_the_journal() {
             && context.contains("Files changed: src/cache.rs")
     );
     assert!(
-        session_start_context(&mut store, "empty", SessionSource::Compact, PREFIX)
+        session_start_context(&mut store, "empty", SessionSource::Compact, &names())
             .expect("empty")
             .is_none()
     );
@@ -86,7 +90,7 @@ fn a_resume_under_a_new_id_takes_over_the_newest_unconsumed_block() {
     let block = pre_compact(&mut store, &event(EventKind::PreCompact, "old")).expect("pre-compact");
     assert!(!block.is_empty());
 
-    let context = session_start_context(&mut store, "new", SessionSource::Resume, PREFIX)
+    let context = session_start_context(&mut store, "new", SessionSource::Resume, &names())
         .expect("resume")
         .expect("state");
     assert!(context.starts_with(&block));
@@ -102,7 +106,7 @@ fn a_resume_under_a_new_id_takes_over_the_newest_unconsumed_block() {
     );
     // A second window starting fresh gets no one else's state.
     assert!(
-        session_start_context(&mut store, "third", SessionSource::Resume, PREFIX)
+        session_start_context(&mut store, "third", SessionSource::Resume, &names())
             .expect("third")
             .is_none()
     );

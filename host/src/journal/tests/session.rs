@@ -8,7 +8,7 @@ use crate::journal::{
     Category, build_state_block, pre_compact, record, resume, session_start_context,
 };
 use crate::limits::{JOURNAL_MAX_ROWS_PER_PRIORITY, RESUME_CAP_BYTES, STATE_BUDGET_BYTES};
-use crate::plugins::bindings::{EventKind, NormalizedEvent, SessionSource, ToolKind};
+use crate::model::{EventKind, NormalizedEvent, SessionSource, ToolKind};
 use crate::store::Store;
 
 const FIXED_ERROR: &str =
@@ -221,9 +221,14 @@ fn a_scripted_session_compacts_into_a_block_that_keeps_what_matters() {
     assert_eq!(build_state_block(&reopened, "s1").expect("reopened"), block);
 
     // After the compaction, the session start hands the stored block back once.
-    let injected = session_start_context(&mut store, "s1", SessionSource::Compact, "mcp__cm__")
-        .expect("session start")
-        .expect("a block");
+    let injected = session_start_context(
+        &mut store,
+        "s1",
+        SessionSource::Compact,
+        &crate::model::CtxToolNames::with_prefix("mcp__cm__"),
+    )
+    .expect("session start")
+    .expect("a block");
     assert!(injected.starts_with(&block) && injected.contains("mcp__cm__ctx_resume(seq)"));
     assert!(
         store.take_state_block("s1").expect("take").is_none(),

@@ -2,9 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::plugins::bindings::{
-    EventKind, NormalizedEvent, SessionSource, ToolCall, ToolKind, ToolResult,
-};
+use crate::model::{EventKind, NormalizedEvent, SessionSource, ToolCall, ToolKind, ToolResult};
 use crate::store::Store;
 
 pub const PROJECT: &str = "/work/app";

@@ -1,7 +1,7 @@
 //! A policy that answers allow to every call: an installed policy must not lift the
 //! user's deny rules (issue 12, item 6).
 
-wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit" });
+wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit/plugin@0.3.0" });
 
 use exports::context_mode::plugin::routing_policy::{
     Action, Decision, Guest, PolicyContext, PolicyInfo, ToolCall,

@@ -1,7 +1,7 @@
 //! A small community-style policy: asks the user before any `git push`, and has no
 //! opinion on anything else. Proves an installed policy runs before the built-in one.
 
-wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit" });
+wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit/plugin@0.3.0" });
 
 use exports::context_mode::plugin::routing_policy::{
     Action, Decision, Guest, PolicyContext, PolicyInfo, ToolCall,

@@ -2,7 +2,7 @@
 //! about: `trap`, `loop`, `alloc` (1 GiB), `garbage` (a reason no host may pass on), and
 //! `snoop` (reports what it can see of the host's files and environment).
 
-wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit" });
+wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit/plugin@0.3.0" });
 
 use exports::context_mode::plugin::routing_policy::{
     Action, Decision, Guest, PolicyContext, PolicyInfo, ToolCall,

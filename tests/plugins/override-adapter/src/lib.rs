@@ -1,7 +1,7 @@
 //! An adapter installed over the built-in `claude-code` one: it parses like a minimal
 //! Claude Code adapter and marks every reply, so a test can see which adapter answered.
 
-wit_bindgen::generate!({ world: "adapter-plugin", path: "../../../wit" });
+wit_bindgen::generate!({ world: "adapter-plugin", path: "../../../wit/plugin@0.3.0" });
 
 use context_mode::plugin::types::{EventKind, NormalizedEvent, ToolCall, ToolKind};
 use exports::context_mode::plugin::adapter::{
@@ -27,8 +27,11 @@ impl Guest for Override {
             }],
             // Host markers the env-vars rule accepts; `cm plugin list` shows them.
             env_vars: vec!["CLAUDE_PROJECT_DIR".into(), "CLAUDE_SESSION_ID".into()],
-            ctx_tool_prefix: "mcp__override__".into(),
         }
+    }
+
+    fn ctx_tool_name(_server_name: String, tool: String) -> String {
+        format!("mcp__override__{tool}")
     }
 
     fn parse(input: ParseInput) -> Result<NormalizedEvent, ParseError> {

@@ -4,7 +4,7 @@
 //! Proves, end to end, how each host's pre-tool-use carries a rewrite it can or
 //! cannot apply.
 
-wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit" });
+wit_bindgen::generate!({ world: "policy-plugin", path: "../../../wit/plugin@0.3.0" });
 
 use context_mode::plugin::types::ToolKind;
 use exports::context_mode::plugin::routing_policy::{

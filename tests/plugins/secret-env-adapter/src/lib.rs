@@ -2,7 +2,7 @@
 //! `env-vars` and prints every value it was given: the host must refuse it at
 //! `cm plugin add` and, when it is installed anyway, never hand it the secret.
 
-wit_bindgen::generate!({ world: "adapter-plugin", path: "../../../wit" });
+wit_bindgen::generate!({ world: "adapter-plugin", path: "../../../wit/plugin@0.3.0" });
 
 use std::sync::Mutex;
 
@@ -32,8 +32,11 @@ impl Guest for SecretEnv {
                 capabilities: Capabilities::BLOCK,
             }],
             env_vars: vec!["CLAUDE_PROJECT_DIR".into(), "AWS_SECRET_ACCESS_KEY".into()],
-            ctx_tool_prefix: "mcp__secret__".into(),
         }
+    }
+
+    fn ctx_tool_name(_server_name: String, tool: String) -> String {
+        format!("mcp__secret__{tool}")
     }
 
     fn parse(input: ParseInput) -> Result<NormalizedEvent, ParseError> {
