@@ -3,6 +3,7 @@
 //! line per failure to `<root>/hook-errors.log`, and never prints stray bytes.
 
 mod error_log;
+mod failure;
 mod pipeline;
 pub mod reply;
 pub mod session_state;
@@ -57,7 +58,7 @@ pub fn run(platform: &str, event: &str) -> i32 {
         ),
         Ok(_) => match receiver.recv_timeout(budget) {
             Ok(Ok(output)) => output,
-            Ok(Err(failure)) => fail_open(root, platform, event, &fallback, &failure),
+            Ok(Err(failure)) => fail_open(root, platform, event, &fallback, &failure.to_string()),
             Err(mpsc::RecvTimeoutError::Timeout) => fail_open(
                 root,
                 platform,

@@ -3,6 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
+use super::failure::HookFailure;
 use super::{Fallback, HookOutput, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::model::{
@@ -26,28 +27,22 @@ pub(super) fn run(
     root: Option<&Path>,
     fallback: &Fallback,
     started: std::time::Instant,
-) -> Result<HookOutput, String> {
+) -> Result<HookOutput, HookFailure> {
     let event_name = event;
-    let root = root.ok_or("no data root: set HOME or an absolute CONTEXT_MODE_DIR")?;
+    let root = root.ok_or(HookFailure::NoDataRoot)?;
     let log = |message: &str| error_log::append(Some(root), platform, event, message);
 
     let registry = Registry::load(root).unwrap_or_else(|err| {
         log(&err.to_string());
         Registry::default()
     });
-    let engine =
-        PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root))).map_err(|e| e.to_string())?;
+    let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root)))?;
     let mut loaded = load_adapter(&engine, &registry, platform, event, &log)?;
-    let fallback_output = output_of(
-        loaded
-            .adapter
-            .render(reply::no_opinion(
-                loaded.binding.kind,
-                &loaded.binding.native,
-                None,
-            ))
-            .map_err(|e| e.to_string())?,
-    );
+    let fallback_output = output_of(loaded.adapter.render(reply::no_opinion(
+        loaded.binding.kind,
+        &loaded.binding.native,
+        None,
+    ))?);
     if let Ok(mut slot) = fallback.lock() {
         *slot = fallback_output;
     }
@@ -65,17 +60,16 @@ pub(super) fn run(
         // SAFETY: getppid has no preconditions.
         parent_pid: unsafe { libc::getppid() } as u32,
     };
-    let parsed = loaded.adapter.parse(input).map_err(|e| e.to_string())?;
+    let parsed = loaded.adapter.parse(input)?;
     let event = parsed.map_err(|err| match err {
-        ParseError::UnknownEvent(name) => format!("adapter does not handle event {name}"),
-        ParseError::BadInput(why) => format!("bad stdin: {why}"),
+        ParseError::UnknownEvent(name) => HookFailure::EventNotHandled(name),
+        ParseError::BadInput(why) => HookFailure::BadStdin(why),
     })?;
 
     // No project (the working directory was deleted): nothing to decide for or journal
     // into; the caller answers with the allow reply and logs this line.
     // The event's project by the one rule `cm serve` uses too, so both name one store.
-    let project_dir = crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))
-        .map_err(|e| e.to_string())?;
+    let project_dir = crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))?;
     let mut store = continuity::HookStore::new(root, &project_dir);
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
@@ -123,7 +117,7 @@ pub(super) fn run(
             });
         reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
     }
-    let rendered = loaded.adapter.render(reply).map_err(|e| e.to_string())?;
+    let rendered = loaded.adapter.render(reply)?;
     continuity::record_timing(&mut store, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
 }
@@ -134,7 +128,7 @@ fn load_adapter(
     platform: &str,
     event: &str,
     log: &dyn Fn(&str),
-) -> Result<Loaded, String> {
+) -> Result<Loaded, HookFailure> {
     let mut described = None;
     if let Some(installed) = registry.adapter(platform) {
         let label = format!("adapter {platform} (installed)");
@@ -153,17 +147,14 @@ fn load_adapter(
         Some(found) => found,
         None => {
             let plugin = builtin(PluginKind::Adapter, platform).ok_or_else(|| {
-                format!(
-                    "unknown platform {platform:?}; known: {}",
-                    known_platforms(registry)
-                )
+                HookFailure::UnknownPlatform {
+                    platform: platform.to_owned(),
+                    known: known_platforms(registry),
+                }
             })?;
-            let c = engine
-                .load(plugin.bytes, plugin.sha256)
-                .map_err(|e| e.to_string())?;
-            let mut adapter = Adapter::instantiate(engine, &c, &format!("adapter {platform}"))
-                .map_err(|e| e.to_string())?;
-            let descriptor = adapter.describe().map_err(|e| e.to_string())?;
+            let c = engine.load(plugin.bytes, plugin.sha256)?;
+            let mut adapter = Adapter::instantiate(engine, &c, &format!("adapter {platform}"))?;
+            let descriptor = adapter.describe()?;
             (adapter, descriptor)
         }
     };
@@ -178,10 +169,11 @@ fn load_adapter(
                 .iter()
                 .map(|b| b.native.as_str())
                 .collect();
-            format!(
-                "unknown event {event:?} for {platform}; known: {}",
-                known.join(", ")
-            )
+            HookFailure::UnknownEvent {
+                event: event.to_owned(),
+                platform: platform.to_owned(),
+                known: known.join(", "),
+            }
         })?;
     Ok(Loaded {
         adapter,
@@ -300,17 +292,17 @@ fn repairs(tool: &ToolCall, file: &permissions::Unreadable, project_dir: &Path) 
 }
 
 /// Reads stdin up to the cap; more is bad input, not a reason to run out of memory.
-fn read_stdin() -> Result<String, String> {
+fn read_stdin() -> Result<String, HookFailure> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
         .take(HOOK_STDIN_MAX_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
+        .map_err(HookFailure::Stdin)?;
     if bytes.len() > HOOK_STDIN_MAX_BYTES {
-        return Err(format!("stdin is over {HOOK_STDIN_MAX_BYTES} bytes"));
+        return Err(HookFailure::StdinTooLarge);
     }
-    String::from_utf8(bytes).map_err(|_| "stdin is not UTF-8".to_string())
+    String::from_utf8(bytes).map_err(|_| HookFailure::StdinNotUtf8)
 }
 
 fn output_of(rendered: Rendered) -> HookOutput {
