@@ -1,10 +1,8 @@
 //! Static facts about Claude Code: its events, detection markers, tool naming.
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    Capabilities, Descriptor, EventBinding,
-};
-use context_mode_sdk::EventKind;
+use context_mode_sdk::adapter::{Capabilities, Descriptor};
+use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
 
 /// How Claude Code names context-mode's tools when installed as its plugin
 /// (`plugin_<plugin>_<server>`); the standalone `mcp__context-mode__ctx_*`
@@ -14,89 +12,56 @@ pub const CTX_TOOL_PREFIX: &str = "mcp__plugin_context-mode_context-mode__";
 pub const ENV_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 pub const ENV_SESSION_ID: &str = "CLAUDE_SESSION_ID";
 
-/// One Claude Code hook event: the `cm hook` name, Claude's own name, the kind.
-pub struct ClaudeEvent {
-    pub cli: &'static str,
-    pub claude: &'static str,
-    pub kind: EventKind,
-}
-
-pub const EVENTS: &[ClaudeEvent] = &[
-    ClaudeEvent {
+pub const EVENTS: &[HostEvent] = &[
+    HostEvent {
         cli: "pretooluse",
-        claude: "PreToolUse",
+        name: "PreToolUse",
         kind: EventKind::PreToolUse,
+        capabilities: Capabilities::BLOCK
+            .union(Capabilities::ASK)
+            .union(Capabilities::REWRITE_INPUT)
+            .union(Capabilities::INJECT_CONTEXT),
     },
-    ClaudeEvent {
+    HostEvent {
         cli: "posttooluse",
-        claude: "PostToolUse",
+        name: "PostToolUse",
         kind: EventKind::PostToolUse,
+        capabilities: Capabilities::INJECT_CONTEXT.union(Capabilities::REWRITE_OUTPUT),
     },
     // A tool that failed (Bash exiting non-zero, a Write to a bad path) fires this
     // instead of PostToolUse; the journal needs it to see errors and their fixes.
-    ClaudeEvent {
+    // Claude Code takes context from it but no replacement output.
+    HostEvent {
         cli: "posttoolusefailure",
-        claude: "PostToolUseFailure",
+        name: "PostToolUseFailure",
         kind: EventKind::PostToolUse,
+        capabilities: Capabilities::INJECT_CONTEXT,
     },
-    ClaudeEvent {
+    HostEvent {
         cli: "userpromptsubmit",
-        claude: "UserPromptSubmit",
+        name: "UserPromptSubmit",
         kind: EventKind::UserPrompt,
+        capabilities: Capabilities::INJECT_CONTEXT.union(Capabilities::BLOCK),
     },
-    ClaudeEvent {
+    HostEvent {
         cli: "precompact",
-        claude: "PreCompact",
+        name: "PreCompact",
         kind: EventKind::PreCompact,
+        capabilities: Capabilities::empty(),
     },
-    ClaudeEvent {
+    HostEvent {
         cli: "sessionstart",
-        claude: "SessionStart",
+        name: "SessionStart",
         kind: EventKind::SessionStart,
+        capabilities: Capabilities::INJECT_CONTEXT,
     },
-    ClaudeEvent {
+    HostEvent {
         cli: "stop",
-        claude: "Stop",
+        name: "Stop",
         kind: EventKind::Stop,
+        capabilities: Capabilities::empty(),
     },
 ];
-
-/// The event a `cm hook claude-code <native>` name stands for (case-insensitive;
-/// Claude's own spelling such as `PreToolUse` is the same word).
-pub fn event_by_cli_name(native: &str) -> Option<&'static ClaudeEvent> {
-    let native = native.trim();
-    EVENTS
-        .iter()
-        .find(|event| event.cli.eq_ignore_ascii_case(native))
-}
-
-/// The event of a normalized kind.
-pub fn event_by_kind(kind: EventKind) -> &'static ClaudeEvent {
-    EVENTS
-        .iter()
-        .find(|event| event.kind == kind)
-        .unwrap_or(&EVENTS[0])
-}
-
-/// What Claude Code's reply to each event can express.
-fn capabilities(event: &ClaudeEvent) -> Capabilities {
-    if event.cli == "posttoolusefailure" {
-        // Claude Code takes context from it but no replacement output.
-        return Capabilities::INJECT_CONTEXT;
-    }
-    match event.kind {
-        EventKind::PreToolUse => {
-            Capabilities::BLOCK
-                | Capabilities::ASK
-                | Capabilities::REWRITE_INPUT
-                | Capabilities::INJECT_CONTEXT
-        }
-        EventKind::PostToolUse => Capabilities::INJECT_CONTEXT | Capabilities::REWRITE_OUTPUT,
-        EventKind::UserPrompt => Capabilities::INJECT_CONTEXT | Capabilities::BLOCK,
-        EventKind::SessionStart => Capabilities::INJECT_CONTEXT,
-        EventKind::PreCompact | EventKind::Stop => Capabilities::empty(),
-    }
-}
 
 pub fn descriptor() -> Descriptor {
     Descriptor {
@@ -106,26 +71,16 @@ pub fn descriptor() -> Descriptor {
         client_names: strings(&["claude-code", "claude-ai"]),
         env_markers: strings(&["CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE", ENV_PROJECT_DIR]),
         file_markers: strings(&["~/.claude"]),
-        events: EVENTS
-            .iter()
-            .map(|event| EventBinding {
-                native: event.cli.to_owned(),
-                kind: event.kind,
-                capabilities: capabilities(event),
-            })
-            .collect(),
+        events: event_bindings(EVENTS),
         env_vars: strings(&[ENV_SESSION_ID, ENV_PROJECT_DIR]),
         ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|item| (*item).to_owned()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use context_mode_sdk::event_by_cli_name;
 
     #[test]
     fn descriptor_names_the_host() {
@@ -176,16 +131,16 @@ mod tests {
     #[test]
     fn cli_names_match_case_insensitively() {
         assert_eq!(
-            event_by_cli_name("PreToolUse").map(|e| e.kind),
+            event_by_cli_name(EVENTS, "PreToolUse").map(|e| e.kind),
             Some(EventKind::PreToolUse)
         );
         assert_eq!(
-            event_by_cli_name(" STOP ").map(|e| e.kind),
+            event_by_cli_name(EVENTS, " STOP ").map(|e| e.kind),
             Some(EventKind::Stop)
         );
-        assert!(event_by_cli_name("notification").is_none());
+        assert!(event_by_cli_name(EVENTS, "notification").is_none());
         assert_eq!(
-            event_by_kind(EventKind::UserPrompt).claude,
+            context_mode_sdk::replied_event(EVENTS, "", EventKind::UserPrompt).name,
             "UserPromptSubmit"
         );
     }

@@ -3,8 +3,8 @@
 
 use context_mode_sdk::{EventKind, NormalizedEvent, SessionSource, ToolKind};
 
-use crate::bindings::exports::context_mode::plugin::adapter::ParseInput;
 use crate::parse::parse;
+use context_mode_sdk::adapter::ParseInput;
 
 macro_rules! golden {
     ($case:literal) => {

@@ -8,8 +8,10 @@ use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
 use context_mode_sdk::{EventKind, JsonObject, replace_input_field};
 
-use crate::bindings::exports::context_mode::plugin::adapter::{Rendered, Reply, Verdict};
-use crate::describe::{event_by_cli_name, event_by_kind};
+use crate::describe::EVENTS;
+use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
+use context_mode_sdk::replied_event;
+use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
@@ -40,7 +42,7 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
     } else {
         updated_input(reply)
     };
-    let context = non_empty(&reply.additional_context);
+    let context = non_blank(&reply.additional_context);
     if decision.is_none() && updated_input.is_none() && context.is_none() {
         return None;
     }
@@ -48,11 +50,11 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
         .put_opt("permissionDecision", decision)
         .put_opt(
             "permissionDecisionReason",
-            decision.and(non_empty(&reply.reason)),
+            decision.and(non_blank(&reply.reason)),
         )
         .put_opt("updatedInput", updated_input)
         .put_opt("additionalContext", context);
-    Some(wrap(specific))
+    Some(hook_specific_output(specific))
 }
 
 /// The complete original input with `command` and/or `prompt` replaced.
@@ -80,7 +82,7 @@ fn updated_input(reply: &Reply) -> Option<Value> {
 }
 
 fn post_tool_use(reply: &Reply) -> Option<String> {
-    let context = non_empty(&reply.additional_context);
+    let context = non_blank(&reply.additional_context);
     // Claude Code replaces output only for MCP tools (`updatedMCPToolOutput`).
     let is_mcp_tool = reply
         .tool
@@ -93,41 +95,30 @@ fn post_tool_use(reply: &Reply) -> Option<String> {
     let specific = hook_event(reply)
         .put_opt("additionalContext", context)
         .put_opt("updatedMCPToolOutput", updated_output);
-    Some(wrap(specific))
+    Some(hook_specific_output(specific))
 }
 
 fn user_prompt(reply: &Reply) -> Option<String> {
     if matches!(reply.verdict, Verdict::Redirect | Verdict::Deny) {
         let blocked = JsonObject::new()
             .put("decision", "block")
-            .put_opt("reason", non_empty(&reply.reason));
+            .put_opt("reason", non_blank(&reply.reason));
         return Some(blocked.to_compact());
     }
     context_only(reply)
 }
 
 fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_empty(&reply.additional_context)?;
-    Some(wrap(hook_event(reply).put("additionalContext", context)))
+    let context = non_blank(&reply.additional_context)?;
+    Some(hook_specific_output(
+        hook_event(reply).put("additionalContext", context),
+    ))
 }
 
-/// Claude's name for the event answered: the native one when known (several native
-/// events share a kind, e.g. PostToolUse and PostToolUseFailure).
+/// The host's name for the event answered.
 fn hook_event(reply: &Reply) -> JsonObject {
-    let event = event_by_cli_name(&reply.native_event)
-        .filter(|event| event.kind == reply.event)
-        .unwrap_or_else(|| event_by_kind(reply.event));
-    JsonObject::new().put("hookEventName", event.claude)
-}
-
-fn wrap(specific: JsonObject) -> String {
-    JsonObject::new()
-        .put("hookSpecificOutput", specific)
-        .to_compact()
-}
-
-fn non_empty(text: &Option<String>) -> Option<&str> {
-    text.as_deref().filter(|text| !text.trim().is_empty())
+    let event = replied_event(EVENTS, &reply.native_event, reply.event);
+    JsonObject::new().put("hookEventName", event.name)
 }
 
 #[cfg(test)]
@@ -139,7 +130,7 @@ mod tests {
     fn reply(event: EventKind, verdict: Verdict) -> Reply {
         Reply {
             event,
-            native_event: event_by_kind(event).cli.to_owned(),
+            native_event: replied_event(EVENTS, "", event).cli.to_owned(),
             verdict,
             reason: None,
             tool: None,

@@ -9,13 +9,12 @@
 
 use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;
+use context_mode_sdk::setup::{cm_command, hook_command, shell_word};
 use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan,
-};
 use crate::describe::EVENTS;
+use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
 
 const ROUTING_TEXT: &str = include_str!("../../../configs/claude-code/routing.md");
 
@@ -43,8 +42,7 @@ fn matcher(kind: EventKind) -> String {
 }
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
-    let cm = input.cm_command.trim();
-    let cm = if cm.is_empty() { "cm" } else { cm };
+    let cm = cm_command(&input.cm_command);
     let edits = vec![
         hooks_edit(cm),
         mcp_edit(cm),
@@ -55,15 +53,14 @@ pub fn plan(input: &SetupInput) -> SetupPlan {
 }
 
 fn hooks_edit(cm: &str) -> ConfigEdit {
-    let command_prefix = format!("{} hook {ADAPTER_ID}", shell_word(cm));
     let hooks = EVENTS.iter().fold(JsonObject::new(), |hooks, event| {
         let handler = JsonObject::new()
             .put("type", "command")
-            .put("command", format!("{command_prefix} {}", event.cli));
+            .put("command", hook_command(cm, ADAPTER_ID, event.cli));
         let group = JsonObject::new()
             .put("matcher", matcher(event.kind))
             .put("hooks", Value::Array(vec![handler.into()]));
-        hooks.put(event.claude, Value::Array(vec![group.into()]))
+        hooks.put(event.name, Value::Array(vec![group.into()]))
     });
     ConfigEdit {
         kind: EditKind::Hooks,
@@ -129,27 +126,6 @@ fn status_line_edit(cm: &str) -> ConfigEdit {
         summary: "Show context-mode's kept-out bytes in Claude Code's status line".to_owned(),
         optional: true,
     }
-}
-
-/// The cm path as one word of a `sh -c` command line (Claude Code runs hook
-/// commands through a shell): bare when safe, else double-quoted.
-fn shell_word(word: &str) -> String {
-    let safe = word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,~".contains(c));
-    if safe {
-        return word.to_owned();
-    }
-    let mut quoted = String::with_capacity(word.len() + 2);
-    quoted.push('"');
-    for c in word.chars() {
-        if matches!(c, '"' | '\\' | '$' | '`') {
-            quoted.push('\\');
-        }
-        quoted.push(c);
-    }
-    quoted.push('"');
-    quoted
 }
 
 #[cfg(test)]

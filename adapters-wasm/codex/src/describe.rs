@@ -1,10 +1,8 @@
 //! Static facts about Codex CLI: its events, detection markers, tool naming.
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    Capabilities, Descriptor, EventBinding,
-};
-use context_mode_sdk::EventKind;
+use context_mode_sdk::adapter::{Capabilities, Descriptor};
+use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
 
 /// Codex names an MCP server's tools `mcp__<server>__<tool>`, to its model and in hooks.
 pub const CTX_TOOL_PREFIX: &str = "mcp__context-mode__";
@@ -18,66 +16,48 @@ pub const ENV_CODEX_HOME: &str = "CODEX_HOME";
 /// Codex's home as a setup path: `$CODEX_HOME` when set, else `~/.codex`.
 pub const CODEX_HOME_DIR: &str = "{env:CODEX_HOME|~/.codex}";
 
-/// One Codex hook event: the `cm hook` name, Codex's own name, the kind and what
-/// Codex's reply to it can express.
-pub struct CodexEvent {
-    pub cli: &'static str,
-    pub codex: &'static str,
-    pub kind: EventKind,
-    pub capabilities: Capabilities,
-}
-
-pub const EVENTS: &[CodexEvent] = &[
+pub const EVENTS: &[HostEvent] = &[
     // Deny only (`permissionDecision: "deny"` or exit 2): Codex refuses
     // `permissionDecision: "ask"`, and older releases refuse `updatedInput` and
     // `additionalContext` here, so neither is claimed. The host turns a rewrite
     // that must not run unchanged into a deny and holds context for later events.
-    CodexEvent {
+    HostEvent {
         cli: "pretooluse",
-        codex: "PreToolUse",
+        name: "PreToolUse",
         kind: EventKind::PreToolUse,
         capabilities: Capabilities::BLOCK,
     },
-    CodexEvent {
+    HostEvent {
         cli: "posttooluse",
-        codex: "PostToolUse",
+        name: "PostToolUse",
         kind: EventKind::PostToolUse,
         capabilities: Capabilities::INJECT_CONTEXT,
     },
-    CodexEvent {
+    HostEvent {
         cli: "precompact",
-        codex: "PreCompact",
+        name: "PreCompact",
         kind: EventKind::PreCompact,
         capabilities: Capabilities::empty(),
     },
-    CodexEvent {
+    HostEvent {
         cli: "sessionstart",
-        codex: "SessionStart",
+        name: "SessionStart",
         kind: EventKind::SessionStart,
         capabilities: Capabilities::INJECT_CONTEXT,
     },
-    CodexEvent {
+    HostEvent {
         cli: "userpromptsubmit",
-        codex: "UserPromptSubmit",
+        name: "UserPromptSubmit",
         kind: EventKind::UserPrompt,
         capabilities: Capabilities::INJECT_CONTEXT.union(Capabilities::BLOCK),
     },
-    CodexEvent {
+    HostEvent {
         cli: "stop",
-        codex: "Stop",
+        name: "Stop",
         kind: EventKind::Stop,
         capabilities: Capabilities::empty(),
     },
 ];
-
-/// The event a `cm hook codex <native>` name stands for (case-insensitive, so
-/// Codex's own spelling such as `PreToolUse` works too).
-pub fn event_by_cli_name(native: &str) -> Option<&'static CodexEvent> {
-    let native = native.trim();
-    EVENTS
-        .iter()
-        .find(|event| event.cli.eq_ignore_ascii_case(native))
-}
 
 pub fn descriptor() -> Descriptor {
     Descriptor {
@@ -88,26 +68,16 @@ pub fn descriptor() -> Descriptor {
         client_names: strings(&["codex-mcp-client", "Codex"]),
         env_markers: strings(&[ENV_THREAD_ID, "CODEX_SANDBOX", "CODEX_MANAGED_BY_NPM"]),
         file_markers: strings(&[CODEX_HOME_DIR]),
-        events: EVENTS
-            .iter()
-            .map(|event| EventBinding {
-                native: event.cli.to_owned(),
-                kind: event.kind,
-                capabilities: event.capabilities,
-            })
-            .collect(),
+        events: event_bindings(EVENTS),
         env_vars: strings(&[ENV_THREAD_ID, ENV_CODEX_HOME]),
         ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|item| (*item).to_owned()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use context_mode_sdk::event_by_cli_name;
 
     #[test]
     fn descriptor_names_the_host() {
@@ -142,9 +112,9 @@ mod tests {
         assert_eq!(d.events[3].capabilities, Capabilities::INJECT_CONTEXT);
         assert!(d.events[5].capabilities.is_empty());
         assert_eq!(
-            event_by_cli_name("UserPromptSubmit").map(|e| e.kind),
+            event_by_cli_name(EVENTS, "UserPromptSubmit").map(|e| e.kind),
             Some(EventKind::UserPrompt)
         );
-        assert!(event_by_cli_name("PermissionRequest").is_none());
+        assert!(event_by_cli_name(EVENTS, "PermissionRequest").is_none());
     }
 }

@@ -13,11 +13,12 @@ use context_mode_sdk::{
     pid_session_id, session_id_from_transcript, session_source, tool_output,
 };
 
-use crate::bindings::exports::context_mode::plugin::adapter::{ParseError, ParseInput};
-use crate::describe::{ENV_THREAD_ID, event_by_cli_name};
+use crate::describe::{ENV_THREAD_ID, EVENTS};
+use context_mode_sdk::adapter::{ParseError, ParseInput};
+use context_mode_sdk::event_by_cli_name;
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let event = event_by_cli_name(&input.native_event)
+    let event = event_by_cli_name(EVENTS, &input.native_event)
         .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
     let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
 
@@ -36,9 +37,9 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     };
 
     match event.kind {
-        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.codex)?),
+        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.name)?),
         EventKind::PostToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.codex)?);
+            normalized.tool = Some(tool_call(&payload, event.name)?);
             normalized.outcome = Some(tool_result(&payload));
         }
         EventKind::UserPrompt => {

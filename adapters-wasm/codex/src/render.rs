@@ -6,8 +6,10 @@
 
 use context_mode_sdk::{EventKind, JsonObject};
 
-use crate::bindings::exports::context_mode::plugin::adapter::{Rendered, Reply, Verdict};
-use crate::describe::{EVENTS, event_by_cli_name};
+use crate::describe::EVENTS;
+use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
+use context_mode_sdk::replied_event;
+use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
@@ -35,16 +37,16 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
         return None;
     }
     // Codex requires a non-empty reason with a deny; it reaches the model.
-    let reason = non_empty(&reply.reason).unwrap_or("denied by context-mode");
+    let reason = non_blank(&reply.reason).unwrap_or("denied by context-mode");
     let specific = hook_event(reply)
         .put("permissionDecision", "deny")
         .put("permissionDecisionReason", reason);
-    Some(wrap(specific))
+    Some(hook_specific_output(specific))
 }
 
 fn user_prompt(reply: &Reply) -> Option<String> {
     if stops(reply) {
-        let reason = non_empty(&reply.reason).unwrap_or("denied by context-mode");
+        let reason = non_blank(&reply.reason).unwrap_or("denied by context-mode");
         return Some(
             JsonObject::new()
                 .put("decision", "block")
@@ -56,26 +58,16 @@ fn user_prompt(reply: &Reply) -> Option<String> {
 }
 
 fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_empty(&reply.additional_context)?;
-    Some(wrap(hook_event(reply).put("additionalContext", context)))
+    let context = non_blank(&reply.additional_context)?;
+    Some(hook_specific_output(
+        hook_event(reply).put("additionalContext", context),
+    ))
 }
 
+/// The host's name for the event answered.
 fn hook_event(reply: &Reply) -> JsonObject {
-    let codex = event_by_cli_name(&reply.native_event)
-        .filter(|event| event.kind == reply.event)
-        .or_else(|| EVENTS.iter().find(|event| event.kind == reply.event))
-        .map_or("PreToolUse", |event| event.codex);
-    JsonObject::new().put("hookEventName", codex)
-}
-
-fn wrap(specific: JsonObject) -> String {
-    JsonObject::new()
-        .put("hookSpecificOutput", specific)
-        .to_compact()
-}
-
-fn non_empty(text: &Option<String>) -> Option<&str> {
-    text.as_deref().filter(|text| !text.trim().is_empty())
+    let event = replied_event(EVENTS, &reply.native_event, reply.event);
+    JsonObject::new().put("hookEventName", event.name)
 }
 
 #[cfg(test)]

@@ -17,10 +17,8 @@ use context_mode_sdk::setup::{cm_command, hook_command, tool_matcher};
 use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan,
-};
 use crate::describe::EVENTS;
+use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
 
 const CONFIG: &str = "{env:CODEX_HOME|~/.codex}/config.toml";
 const HOOKS: &str = "{env:CODEX_HOME|~/.codex}/hooks.json";
@@ -104,7 +102,7 @@ fn hooks_edit(cm: &str) -> ConfigEdit {
         let group = JsonObject::new()
             .put_opt("matcher", matcher(event.kind))
             .put("hooks", Value::Array(vec![handler.into()]));
-        hooks.put(event.codex, Value::Array(vec![group.into()]))
+        hooks.put(event.name, Value::Array(vec![group.into()]))
     });
     ConfigEdit {
         kind: EditKind::Hooks,

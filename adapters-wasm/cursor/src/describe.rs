@@ -1,10 +1,8 @@
 //! Static facts about Cursor: its agent hook events, detection markers, tool naming.
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    Capabilities, Descriptor, EventBinding,
-};
-use context_mode_sdk::EventKind;
+use context_mode_sdk::adapter::{Capabilities, Descriptor};
+use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
 
 /// Cursor shows an MCP tool to its model under the tool's own name (hooks see it as
 /// `MCP:<tool>`), so reasons name our tools bare: `ctx_execute`.
@@ -13,49 +11,31 @@ pub const CTX_TOOL_PREFIX: &str = "";
 /// Set in the processes Cursor starts; the session id of last resort before the pid.
 pub const ENV_TRACE_ID: &str = "CURSOR_TRACE_ID";
 
-/// One Cursor hook event: the `cm hook` name, Cursor's own name, the kind and what
-/// Cursor's reply to it can express.
-pub struct CursorEvent {
-    pub cli: &'static str,
-    pub cursor: &'static str,
-    pub kind: EventKind,
-    pub capabilities: Capabilities,
-}
-
-pub const EVENTS: &[CursorEvent] = &[
+pub const EVENTS: &[HostEvent] = &[
     // `permission: deny|ask` with `user_message` / `agent_message`. Cursor accepts
     // `additional_context` but does not show it to the model, so no event claims
     // inject-context: routing never depends on it.
-    CursorEvent {
+    HostEvent {
         cli: "pretooluse",
-        cursor: "preToolUse",
+        name: "preToolUse",
         kind: EventKind::PreToolUse,
         capabilities: Capabilities::BLOCK.union(Capabilities::ASK),
     },
-    CursorEvent {
+    HostEvent {
         cli: "posttooluse",
-        cursor: "postToolUse",
+        name: "postToolUse",
         kind: EventKind::PostToolUse,
         capabilities: Capabilities::empty(),
     },
     // sessionStart is rejected by Cursor's hooks.json validator today and
     // afterAgentResponse is fire-and-forget, so neither is registered.
-    CursorEvent {
+    HostEvent {
         cli: "stop",
-        cursor: "stop",
+        name: "stop",
         kind: EventKind::Stop,
         capabilities: Capabilities::empty(),
     },
 ];
-
-/// The event a `cm hook cursor <native>` name stands for (case-insensitive, so
-/// Cursor's own spelling such as `preToolUse` works too).
-pub fn event_by_cli_name(native: &str) -> Option<&'static CursorEvent> {
-    let native = native.trim();
-    EVENTS
-        .iter()
-        .find(|event| event.cli.eq_ignore_ascii_case(native))
-}
 
 pub fn descriptor() -> Descriptor {
     Descriptor {
@@ -65,26 +45,16 @@ pub fn descriptor() -> Descriptor {
         client_names: strings(&["cursor-vscode"]),
         env_markers: strings(&[ENV_TRACE_ID]),
         file_markers: strings(&["~/.cursor"]),
-        events: EVENTS
-            .iter()
-            .map(|event| EventBinding {
-                native: event.cli.to_owned(),
-                kind: event.kind,
-                capabilities: event.capabilities,
-            })
-            .collect(),
+        events: event_bindings(EVENTS),
         env_vars: strings(&[ENV_TRACE_ID]),
         ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|item| (*item).to_owned()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use context_mode_sdk::event_by_cli_name;
 
     #[test]
     fn descriptor_names_the_host() {
@@ -112,9 +82,9 @@ mod tests {
                 .all(|e| !e.capabilities.contains(Capabilities::INJECT_CONTEXT))
         );
         assert_eq!(
-            event_by_cli_name("preToolUse").map(|e| e.kind),
+            event_by_cli_name(EVENTS, "preToolUse").map(|e| e.kind),
             Some(EventKind::PreToolUse)
         );
-        assert!(event_by_cli_name("sessionStart").is_none());
+        assert!(event_by_cli_name(EVENTS, "sessionStart").is_none());
     }
 }

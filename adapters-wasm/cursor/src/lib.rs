@@ -2,15 +2,6 @@
 //! normalized events and replies, plus the config edits that register
 //! context-mode with Cursor. Pure: no file, environment or clock access.
 
-mod bindings {
-    wit_bindgen::generate!({
-        world: "adapter-plugin",
-        path: "../../wit",
-        with: { "context-mode:plugin/types@0.2.0": context_mode_sdk::types },
-        additional_derives: [PartialEq],
-    });
-}
-
 mod describe;
 #[cfg(test)]
 mod golden_inputs;
@@ -18,35 +9,4 @@ mod parse;
 mod render;
 mod setup;
 
-use bindings::exports::context_mode::plugin::adapter::{
-    Descriptor, Guest, ParseError, ParseInput, Rendered, Reply, SetupInput, SetupPlan,
-};
-use context_mode_sdk::NormalizedEvent;
-
-/// The adapter id: `cm hook cursor <event>`.
-pub const ADAPTER_ID: &str = "cursor";
-
-// Only the wasm build exports the component; native builds run the unit tests.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct Cursor;
-
-impl Guest for Cursor {
-    fn describe() -> Descriptor {
-        describe::descriptor()
-    }
-
-    fn parse(input: ParseInput) -> Result<NormalizedEvent, ParseError> {
-        parse::parse(&input)
-    }
-
-    fn render(reply: Reply) -> Rendered {
-        render::render(&reply)
-    }
-
-    fn setup(input: SetupInput) -> SetupPlan {
-        setup::plan(&input)
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-bindings::export!(Cursor with_types_in bindings);
+context_mode_sdk::export_adapter!();

@@ -13,11 +13,12 @@ use context_mode_sdk::{
     pid_session_id, tool_output,
 };
 
-use crate::bindings::exports::context_mode::plugin::adapter::{ParseError, ParseInput};
-use crate::describe::{ENV_TRACE_ID, event_by_cli_name};
+use crate::describe::{ENV_TRACE_ID, EVENTS};
+use context_mode_sdk::adapter::{ParseError, ParseInput};
+use context_mode_sdk::event_by_cli_name;
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let event = event_by_cli_name(&input.native_event)
+    let event = event_by_cli_name(EVENTS, &input.native_event)
         .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
     let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
 
@@ -34,9 +35,9 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
         trigger: None,
     };
     match event.kind {
-        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.cursor)?),
+        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.name)?),
         EventKind::PostToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.cursor)?);
+            normalized.tool = Some(tool_call(&payload, event.name)?);
             normalized.outcome = Some(tool_result(&payload));
         }
         _ => {}

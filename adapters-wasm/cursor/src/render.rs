@@ -6,7 +6,7 @@
 
 use context_mode_sdk::{EventKind, JsonObject};
 
-use crate::bindings::exports::context_mode::plugin::adapter::{Rendered, Reply, Verdict};
+use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
 
 /// What Cursor reads as "no opinion": an empty object.
 const NOTHING: &str = "{}";

@@ -13,10 +13,8 @@ use context_mode_sdk::setup::{cm_command, escape, hook_command, not_starting_wit
 use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan,
-};
 use crate::describe::EVENTS;
+use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
 
 const RULES_TEXT: &str = include_str!("../../../configs/cursor/context-mode.mdc");
 
@@ -89,7 +87,7 @@ fn hooks_edit(cm: &str, base: &str) -> ConfigEdit {
         let entry = JsonObject::new()
             .put("command", hook_command(cm, ADAPTER_ID, event.cli))
             .put_opt("matcher", matcher(event.kind));
-        hooks.put(event.cursor, Value::Array(vec![entry.into()]))
+        hooks.put(event.name, Value::Array(vec![entry.into()]))
     });
     let document = JsonObject::new().put("version", 1).put("hooks", hooks);
     ConfigEdit {

@@ -1,10 +1,8 @@
 //! Static facts about Gemini CLI: its events, detection markers, tool naming.
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    Capabilities, Descriptor, EventBinding,
-};
-use context_mode_sdk::EventKind;
+use context_mode_sdk::adapter::{Capabilities, Descriptor};
+use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
 
 /// Gemini CLI names an MCP server's tools `mcp__<server>__<tool>`.
 pub const CTX_TOOL_PREFIX: &str = "mcp__context-mode__";
@@ -15,55 +13,37 @@ pub const ENV_PROJECT_DIR: &str = "GEMINI_PROJECT_DIR";
 pub const ENV_PROJECT_DIR_ALIAS: &str = "CLAUDE_PROJECT_DIR";
 pub const ENV_SESSION_ID: &str = "GEMINI_SESSION_ID";
 
-/// One Gemini CLI hook event: the `cm hook` name, Gemini's own name, the kind and
-/// what Gemini's reply to it can express.
-pub struct GeminiEvent {
-    pub cli: &'static str,
-    pub gemini: &'static str,
-    pub kind: EventKind,
-    pub capabilities: Capabilities,
-}
-
-pub const EVENTS: &[GeminiEvent] = &[
+pub const EVENTS: &[HostEvent] = &[
     // `decision: "deny"` stops the call and sends the reason to the model as the
     // tool's error; `hookSpecificOutput.tool_input` is merged over the arguments.
     // No additionalContext here: Gemini reads it from AfterTool, not BeforeTool.
-    GeminiEvent {
+    HostEvent {
         cli: "beforetool",
-        gemini: "BeforeTool",
+        name: "BeforeTool",
         kind: EventKind::PreToolUse,
         capabilities: Capabilities::BLOCK.union(Capabilities::REWRITE_INPUT),
     },
     // additionalContext is appended to the tool result the model reads.
-    GeminiEvent {
+    HostEvent {
         cli: "aftertool",
-        gemini: "AfterTool",
+        name: "AfterTool",
         kind: EventKind::PostToolUse,
         capabilities: Capabilities::INJECT_CONTEXT,
     },
     // Advisory and asynchronous: it can neither block nor add context.
-    GeminiEvent {
+    HostEvent {
         cli: "precompress",
-        gemini: "PreCompress",
+        name: "PreCompress",
         kind: EventKind::PreCompact,
         capabilities: Capabilities::empty(),
     },
-    GeminiEvent {
+    HostEvent {
         cli: "sessionstart",
-        gemini: "SessionStart",
+        name: "SessionStart",
         kind: EventKind::SessionStart,
         capabilities: Capabilities::INJECT_CONTEXT,
     },
 ];
-
-/// The event a `cm hook gemini-cli <native>` name stands for (case-insensitive,
-/// so Gemini's own spelling such as `BeforeTool` works too).
-pub fn event_by_cli_name(native: &str) -> Option<&'static GeminiEvent> {
-    let native = native.trim();
-    EVENTS
-        .iter()
-        .find(|event| event.cli.eq_ignore_ascii_case(native))
-}
 
 pub fn descriptor() -> Descriptor {
     Descriptor {
@@ -74,26 +54,16 @@ pub fn descriptor() -> Descriptor {
         // Gemini CLI sets GEMINI_CLI=1 for the stdio MCP servers it starts.
         env_markers: strings(&["GEMINI_CLI"]),
         file_markers: strings(&["~/.gemini"]),
-        events: EVENTS
-            .iter()
-            .map(|event| EventBinding {
-                native: event.cli.to_owned(),
-                kind: event.kind,
-                capabilities: event.capabilities,
-            })
-            .collect(),
+        events: event_bindings(EVENTS),
         env_vars: strings(&[ENV_PROJECT_DIR, ENV_PROJECT_DIR_ALIAS, ENV_SESSION_ID]),
         ctx_tool_prefix: CTX_TOOL_PREFIX.to_owned(),
     }
 }
 
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|item| (*item).to_owned()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use context_mode_sdk::event_by_cli_name;
 
     #[test]
     fn descriptor_names_the_host() {
@@ -134,13 +104,13 @@ mod tests {
     #[test]
     fn gemini_spellings_match() {
         assert_eq!(
-            event_by_cli_name("BeforeTool").map(|e| e.kind),
+            event_by_cli_name(EVENTS, "BeforeTool").map(|e| e.kind),
             Some(EventKind::PreToolUse)
         );
         assert_eq!(
-            event_by_cli_name(" PreCompress ").map(|e| e.kind),
+            event_by_cli_name(EVENTS, " PreCompress ").map(|e| e.kind),
             Some(EventKind::PreCompact)
         );
-        assert!(event_by_cli_name("BeforeAgent").is_none());
+        assert!(event_by_cli_name(EVENTS, "BeforeAgent").is_none());
     }
 }

@@ -3,8 +3,8 @@
 
 use context_mode_sdk::golden::check_golden_payloads;
 
-use crate::bindings::exports::context_mode::plugin::adapter::ParseInput;
 use crate::parse::parse;
+use context_mode_sdk::adapter::ParseInput;
 
 #[test]
 fn golden_payloads_parse() {

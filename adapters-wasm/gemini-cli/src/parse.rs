@@ -12,11 +12,12 @@ use context_mode_sdk::{
     payload_tool_call, pid_session_id, session_id_from_transcript, session_source, tool_output,
 };
 
-use crate::bindings::exports::context_mode::plugin::adapter::{ParseError, ParseInput};
-use crate::describe::{ENV_PROJECT_DIR, ENV_PROJECT_DIR_ALIAS, ENV_SESSION_ID, event_by_cli_name};
+use crate::describe::{ENV_PROJECT_DIR, ENV_PROJECT_DIR_ALIAS, ENV_SESSION_ID, EVENTS};
+use context_mode_sdk::adapter::{ParseError, ParseInput};
+use context_mode_sdk::event_by_cli_name;
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let event = event_by_cli_name(&input.native_event)
+    let event = event_by_cli_name(EVENTS, &input.native_event)
         .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
     let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
 
@@ -38,9 +39,9 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     };
 
     match event.kind {
-        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.gemini)?),
+        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.name)?),
         EventKind::PostToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.gemini)?);
+            normalized.tool = Some(tool_call(&payload, event.name)?);
             normalized.outcome = Some(tool_result(&payload));
         }
         EventKind::SessionStart => {

@@ -7,8 +7,10 @@ use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
 use context_mode_sdk::{EventKind, JsonObject};
 
-use crate::bindings::exports::context_mode::plugin::adapter::{Rendered, Reply, Verdict};
-use crate::describe::{EVENTS, event_by_cli_name};
+use crate::describe::EVENTS;
+use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
+use context_mode_sdk::replied_event;
+use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
@@ -28,7 +30,7 @@ fn before_tool(reply: &Reply) -> Option<String> {
         // The reason reaches the model as the tool's error, which is what a redirect needs.
         // An ask only arrives from a host that ignored the capability flags: stop the call.
         Verdict::Redirect | Verdict::Deny | Verdict::Ask => {
-            let reason = non_empty(&reply.reason).unwrap_or("denied by context-mode");
+            let reason = non_blank(&reply.reason).unwrap_or("denied by context-mode");
             Some(
                 JsonObject::new()
                     .put("decision", "deny")
@@ -39,11 +41,7 @@ fn before_tool(reply: &Reply) -> Option<String> {
         Verdict::Allow | Verdict::NoOpinion => {
             let changed = changed_fields(reply)?;
             let specific = hook_event(reply).put("tool_input", changed);
-            Some(
-                JsonObject::new()
-                    .put("hookSpecificOutput", specific)
-                    .to_compact(),
-            )
+            Some(hook_specific_output(specific))
         }
     }
 }
@@ -73,25 +71,15 @@ fn changed_fields(reply: &Reply) -> Option<JsonObject> {
 }
 
 fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_empty(&reply.additional_context)?;
+    let context = non_blank(&reply.additional_context)?;
     let specific = hook_event(reply).put("additionalContext", context);
-    Some(
-        JsonObject::new()
-            .put("hookSpecificOutput", specific)
-            .to_compact(),
-    )
+    Some(hook_specific_output(specific))
 }
 
+/// The host's name for the event answered.
 fn hook_event(reply: &Reply) -> JsonObject {
-    let gemini = event_by_cli_name(&reply.native_event)
-        .filter(|event| event.kind == reply.event)
-        .or_else(|| EVENTS.iter().find(|event| event.kind == reply.event))
-        .map_or("BeforeTool", |event| event.gemini);
-    JsonObject::new().put("hookEventName", gemini)
-}
-
-fn non_empty(text: &Option<String>) -> Option<&str> {
-    text.as_deref().filter(|text| !text.trim().is_empty())
+    let event = replied_event(EVENTS, &reply.native_event, reply.event);
+    JsonObject::new().put("hookEventName", event.name)
 }
 
 #[cfg(test)]

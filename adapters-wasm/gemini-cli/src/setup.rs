@@ -14,10 +14,8 @@ use context_mode_sdk::setup::{cm_command, hook_command, tool_matcher};
 use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::ADAPTER_ID;
-use crate::bindings::exports::context_mode::plugin::adapter::{
-    ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan,
-};
 use crate::describe::EVENTS;
+use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
 
 const SETTINGS: &str = "~/.gemini/settings.json";
 const ROUTING_FILE_NAME: &str = "context-mode.md";
@@ -103,7 +101,7 @@ fn hooks_edit(cm: &str) -> ConfigEdit {
         let definition = JsonObject::new()
             .put_opt("matcher", matcher(event.kind))
             .put("hooks", Value::Array(vec![handler.into()]));
-        hooks.put(event.gemini, Value::Array(vec![definition.into()]))
+        hooks.put(event.name, Value::Array(vec![definition.into()]))
     });
     json_edit(
         EditKind::Hooks,

@@ -2,12 +2,12 @@
 //! emit: each reason-producing path of `decide` × short, long and hostile
 //! user text × each platform's ctx tool prefix, plus every builder directly.
 
-use crate::model::{
-    Action, PermissionRule, PolicyContext, RuleEffect, RuleScope, ToolCall, ToolKind,
-};
 use crate::policy::{NUDGE_NOISY_OUTPUT, NUDGE_READ, OUTPUT_CAP_BYTES, decide};
 use crate::reasons::*;
 use crate::rules::Citation;
+use context_mode_sdk::policy::{
+    Action, PermissionRule, PolicyContext, Rewrite, RuleEffect, RuleScope, ToolCall, ToolKind,
+};
 
 /// How platforms name the ctx tools (Claude Code plugin and plain MCP,
 /// Gemini-style, single-underscore hosts, and bare names).
@@ -363,11 +363,11 @@ fn every_path_of_decide_keeps_the_wording_contract() {
                         );
                     }
                     (
-                        Action::Rewrite {
+                        Action::Rewrite(Rewrite {
                             command: None,
                             prompt: Some(prompt),
                             reason: None,
-                        },
+                        }),
                         Kind::Rewrite,
                     ) => {
                         let block = prompt
@@ -573,7 +573,7 @@ fn random_lines_never_break_the_contract() {
                 Action::Ask(reason) | Action::AddContext(reason) => {
                     assert_bounded(reason, MAX_REASON_BYTES, &what)
                 }
-                Action::NoOpinion | Action::Allow | Action::Rewrite { .. } => {}
+                Action::NoOpinion | Action::Allow | Action::Rewrite(_) => {}
             }
         }
     }

@@ -20,12 +20,12 @@
 //! give way to an explicit allow, which the user set to run the call
 //! without friction.
 
-use crate::model::{Action, Decision, PolicyContext, ToolCall, ToolKind};
 use crate::reasons;
 use crate::routing::{network, noisy};
 use crate::rules::{self, Evaluation, Outcome, Subjects, path};
 use crate::shell::Origin;
 use crate::subjects;
+use context_mode_sdk::policy::{Action, Decision, PolicyContext, Rewrite, ToolCall, ToolKind};
 
 /// The most a whole-file Read may bring into the context before it is
 /// redirected. Mirrors `OUTPUT_CAP_BYTES` in host/src/limits.rs (a guest
@@ -195,11 +195,11 @@ fn route_agent(call: &ToolCall, prefix: &str) -> Option<Decision> {
     let prompt = format!("{prompt}\n\n{}", reasons::subagent_routing_block(prefix));
     // The routing block only improves the launch: a host that cannot rewrite
     // the prompt lets the sub-agent start without it (no reason).
-    Some(Decision::of(Action::Rewrite {
+    Some(Decision::of(Action::Rewrite(Rewrite {
         command: None,
         prompt: Some(prompt),
         reason: None,
-    }))
+    })))
 }
 
 #[cfg(test)]

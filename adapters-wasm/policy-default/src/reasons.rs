@@ -9,8 +9,8 @@
 //! no bare negations, no rationale preface, no control characters, and
 //! under [`MAX_REASON_BYTES`].
 
-use crate::model::{RuleEffect, RuleScope};
 use crate::rules::Citation;
+use context_mode_sdk::policy::{RuleEffect, RuleScope};
 
 /// Every reason and nudge stays strictly under this many bytes.
 pub const MAX_REASON_BYTES: usize = 600;

@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use crate::embedded::{self, Language};
-use crate::model::{ToolCall, ToolKind};
 use crate::rules::{Subjects, path};
 use crate::shell::{self, ShellCommand};
+use context_mode_sdk::policy::{ToolCall, ToolKind};
 
 /// The ctx tool a call names (`ctx_execute` for `mcp__…__ctx_execute`).
 pub fn ctx_tool(call: &ToolCall) -> Option<String> {

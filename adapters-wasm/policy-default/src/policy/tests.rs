@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{PermissionRule, RuleEffect, RuleScope};
+use context_mode_sdk::policy::{PermissionRule, RuleEffect, RuleScope};
 
 const CLAUDE: &str = "mcp__plugin_context-mode_context-mode__";
 const PROJECT: &str = "/work/proj";
@@ -267,11 +267,11 @@ fn bounded_commands_have_no_opinion() {
 fn subagent_prompt_gets_the_routing_block_once() {
     let mut call = ToolCall::new("Task", ToolKind::Agent);
     call.prompt = Some("Find the flaky test.".into());
-    let Action::Rewrite {
+    let Action::Rewrite(Rewrite {
         command: None,
         prompt: Some(prompt),
         reason: None,
-    } = action(&call, &context(&[]))
+    }) = action(&call, &context(&[]))
     else {
         panic!()
     };

@@ -17,8 +17,8 @@ pub mod path;
 
 pub use glob::{path_match, star_match};
 
-use crate::model::{PermissionRule, RuleEffect, RuleScope, ToolCall, ToolKind};
 use crate::shell::ShellCommand;
+use context_mode_sdk::policy::{PermissionRule, RuleEffect, RuleScope, ToolCall, ToolKind};
 
 /// Which tools a rule's name covers.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 use super::*;
-use crate::model::{RuleEffect::*, RuleScope::*};
 use crate::shell;
+use context_mode_sdk::policy::{RuleEffect::*, RuleScope::*};
 
 const PROJECT: &str = "/work/proj";
 

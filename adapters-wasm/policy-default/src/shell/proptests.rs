@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 
 use super::split;
-use crate::model::{
+use context_mode_sdk::policy::{
     Action, PermissionRule, PolicyContext, RuleEffect, RuleScope, ToolCall, ToolKind,
 };
 
