@@ -11,7 +11,7 @@ macro_rules! golden {
         (
             $case,
             include_str!(concat!(
-                "../../../tests/golden/claude-code/",
+                "../../../../tests/golden/claude-code/",
                 $case,
                 ".stdin.json"
             )),

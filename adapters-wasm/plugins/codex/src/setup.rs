@@ -23,7 +23,7 @@ use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, 
 const CONFIG: &str = "{env:CODEX_HOME|~/.codex}/config.toml";
 const HOOKS: &str = "{env:CODEX_HOME|~/.codex}/hooks.json";
 const GLOBAL_AGENTS_MD: &str = "{env:CODEX_HOME|~/.codex}/AGENTS.md";
-const ROUTING_TEXT: &str = include_str!("../../../configs/codex/AGENTS.md");
+const ROUTING_TEXT: &str = include_str!("../../../../configs/codex/AGENTS.md");
 
 /// Codex's shell tools (hooks see most as `Bash`), plus its file reader and grep.
 const PRE_TOOL_BUILTINS: &[&str] = &[

@@ -16,7 +16,7 @@ use crate::ADAPTER_ID;
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
 
-const ROUTING_TEXT: &str = include_str!("../../../configs/claude-code/routing.md");
+const ROUTING_TEXT: &str = include_str!("../../../../configs/claude-code/routing.md");
 
 /// Built-in tools whose calls the routing policy acts on.
 const PRE_TOOL_BUILTINS: &str = "Bash|Read|Grep|Glob|WebFetch|WebSearch|Task|Agent";

@@ -19,7 +19,7 @@ use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, 
 
 const SETTINGS: &str = "~/.gemini/settings.json";
 const ROUTING_FILE_NAME: &str = "context-mode.md";
-const ROUTING_TEXT: &str = include_str!("../../../configs/gemini-cli/context-mode.md");
+const ROUTING_TEXT: &str = include_str!("../../../../configs/gemini-cli/context-mode.md");
 
 /// Built-in tools whose output can be large: the calls the routing policy acts on.
 const BEFORE_TOOL_BUILTINS: &[&str] = &[

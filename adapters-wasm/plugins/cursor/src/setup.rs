@@ -16,7 +16,7 @@ use crate::ADAPTER_ID;
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
 
-const RULES_TEXT: &str = include_str!("../../../configs/cursor/context-mode.mdc");
+const RULES_TEXT: &str = include_str!("../../../../configs/cursor/context-mode.mdc");
 
 const PRE_TOOL_BUILTINS: &[&str] = &["Shell", "Read", "Grep", "Glob", "WebFetch", "Task"];
 const POST_TOOL_BUILTINS: &[&str] = &[
