@@ -10,10 +10,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::common::golden::{Golden, platforms};
 
-/// How many cases run at once (each starts its own `cm serve`): as many as libtest
-/// would run tests, so the hooks' time budget sees the load it saw with one test per case.
+/// How many cases run at once (each starts its own `cm serve` and compiles the
+/// adapter into a cold `.cwasm` cache): half the cores, because libtest runs other
+/// tests beside this one and every hook must stay inside its time budget.
 fn parallel_cases() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
