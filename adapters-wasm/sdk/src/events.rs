@@ -1,8 +1,10 @@
 //! A host's hook events as an adapter declares them, and the lookups every adapter
 //! makes on that table: by `cm hook` name when parsing, by reply when rendering.
 
-use crate::EventKind;
-use crate::adapter::{Capabilities, EventBinding};
+use serde_json::{Map, Value};
+
+use crate::adapter::{Capabilities, EventBinding, ParseError, ParseInput};
+use crate::{EventKind, ToolCall, parse_object, payload_tool_call};
 
 /// One hook event of a host: the `cm hook <id> <cli>` name, the host's own name for
 /// it (in its config and its replies), the kind and what the host's reply to it can
@@ -21,6 +23,27 @@ pub fn event_by_cli_name(events: &'static [HostEvent], name: &str) -> Option<&'s
     events
         .iter()
         .find(|event| event.cli.eq_ignore_ascii_case(name))
+}
+
+/// The start of every adapter's `parse`: the event the input's `cm hook` name stands
+/// for (else `UnknownEvent`) and stdin as a JSON object (else `BadInput`).
+pub fn event_and_payload(
+    events: &'static [HostEvent],
+    input: &ParseInput,
+) -> Result<(&'static HostEvent, Map<String, Value>), ParseError> {
+    let event = event_by_cli_name(events, &input.native_event)
+        .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
+    let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
+    Ok((event, payload))
+}
+
+/// The tool call of a tool event's payload (`tool_name`, `tool_input`); when it has
+/// none, `BadInput` naming the host's event.
+pub fn event_tool_call(
+    payload: &Map<String, Value>,
+    event: &HostEvent,
+) -> Result<ToolCall, ParseError> {
+    payload_tool_call(payload).map_err(|why| ParseError::BadInput(format!("{} {why}", event.name)))
 }
 
 /// The event a reply answers: the native one when its kind matches (several native
@@ -94,6 +117,26 @@ mod tests {
             replied_event(EVENTS, "", EventKind::Stop).name,
             "PreToolUse"
         );
+        let input = |native: &str, stdin: &str| ParseInput {
+            native_event: native.to_owned(),
+            stdin: stdin.to_owned(),
+            env: Vec::new(),
+            parent_pid: 1,
+        };
+        assert!(matches!(
+            event_and_payload(EVENTS, &input("stop", "{}")),
+            Err(ParseError::UnknownEvent(name)) if name == "stop"
+        ));
+        assert!(matches!(
+            event_and_payload(EVENTS, &input("pretooluse", "[]")),
+            Err(ParseError::BadInput(_))
+        ));
+        let (event, payload) = event_and_payload(EVENTS, &input("PreToolUse", "{}")).unwrap();
+        assert_eq!(event.cli, "pretooluse");
+        match event_tool_call(&payload, event) {
+            Err(ParseError::BadInput(why)) => assert!(why.starts_with("PreToolUse "), "{why}"),
+            other => panic!("{other:?}"),
+        }
         let bindings = event_bindings(EVENTS);
         assert_eq!(bindings[2].native, "posttoolusefailure");
         assert_eq!(bindings[2].capabilities, Capabilities::INJECT_CONTEXT);

@@ -31,7 +31,10 @@ pub mod tool_name;
 pub use contract::{adapter, policy, types};
 pub use types::{EventKind, NormalizedEvent, SessionSource, ToolCall, ToolKind, ToolResult};
 
-pub use events::{HostEvent, event_bindings, event_by_cli_name, replied_event, strings};
+pub use events::{
+    HostEvent, event_and_payload, event_bindings, event_by_cli_name, event_tool_call,
+    replied_event, strings,
+};
 pub use json::{JsonObject, parse_object};
 pub use output::{ToolOutput, tool_output};
 pub use session::{env_value, pid_session_id, session_id_from_transcript, session_source};

@@ -3,18 +3,16 @@
 use context_mode_sdk::json::{get_str, get_u64, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolResult, env_value, parse_object, payload_tool_call,
-    pid_session_id, session_id_from_transcript, session_source, tool_output,
+    EventKind, NormalizedEvent, ToolResult, env_value, pid_session_id, session_id_from_transcript,
+    session_source, tool_output,
 };
 
 use crate::describe::{ENV_PROJECT_DIR, ENV_SESSION_ID, EVENTS};
 use context_mode_sdk::adapter::{ParseError, ParseInput};
-use context_mode_sdk::event_by_cli_name;
+use context_mode_sdk::{event_and_payload, event_tool_call};
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let event = event_by_cli_name(EVENTS, &input.native_event)
-        .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
-    let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
+    let (event, payload) = event_and_payload(EVENTS, input)?;
 
     let transcript_path = non_empty(get_str(&payload, "transcript_path"));
     let mut normalized = NormalizedEvent {
@@ -34,10 +32,10 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
 
     match event.kind {
         EventKind::PreToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.name)?);
+            normalized.tool = Some(event_tool_call(&payload, event)?);
         }
         EventKind::PostToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.name)?);
+            normalized.tool = Some(event_tool_call(&payload, event)?);
             let mut outcome = tool_result(&payload);
             if event.cli == "posttoolusefailure" {
                 // The failure's text comes as a top-level `error`, not a tool_response.
@@ -80,29 +78,16 @@ fn session_id(
         .unwrap_or_else(|| pid_session_id(input.parent_pid))
 }
 
-fn tool_call(
-    payload: &Map<String, Value>,
-    claude_event: &str,
-) -> Result<context_mode_sdk::ToolCall, ParseError> {
-    payload_tool_call(payload).map_err(|why| ParseError::BadInput(format!("{claude_event} {why}")))
-}
-
 fn tool_result(payload: &Map<String, Value>) -> ToolResult {
     let response = payload
         .get("tool_response")
         .or_else(|| payload.get("tool_output"))
         .unwrap_or(&Value::Null);
-    let output = tool_output(response);
-    ToolResult {
-        output: output.text,
-        is_error: output.is_error,
-        exit_code: output.exit_code,
-        duration_ms: get_u64(payload, "duration_ms").or_else(|| {
-            response
-                .as_object()
-                .and_then(|object| get_u64(object, "durationMs"))
-        }),
-    }
+    tool_output(response).into_result(get_u64(payload, "duration_ms").or_else(|| {
+        response
+            .as_object()
+            .and_then(|object| get_u64(object, "durationMs"))
+    }))
 }
 
 #[cfg(test)]

@@ -9,18 +9,16 @@
 use context_mode_sdk::json::{get_str, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolCall, ToolResult, env_value, parse_object, payload_tool_call,
-    pid_session_id, session_id_from_transcript, session_source, tool_output,
+    EventKind, NormalizedEvent, ToolResult, env_value, pid_session_id, session_id_from_transcript,
+    session_source, tool_output,
 };
 
 use crate::describe::{ENV_THREAD_ID, EVENTS};
 use context_mode_sdk::adapter::{ParseError, ParseInput};
-use context_mode_sdk::event_by_cli_name;
+use context_mode_sdk::{event_and_payload, event_tool_call};
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let event = event_by_cli_name(EVENTS, &input.native_event)
-        .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
-    let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
+    let (event, payload) = event_and_payload(EVENTS, input)?;
 
     let transcript_path = non_empty(get_str(&payload, "transcript_path"));
     let mut normalized = NormalizedEvent {
@@ -37,9 +35,9 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     };
 
     match event.kind {
-        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.name)?),
+        EventKind::PreToolUse => normalized.tool = Some(event_tool_call(&payload, event)?),
         EventKind::PostToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.name)?);
+            normalized.tool = Some(event_tool_call(&payload, event)?);
             normalized.outcome = Some(tool_result(&payload));
         }
         EventKind::UserPrompt => {
@@ -71,19 +69,9 @@ fn session_id(
         .unwrap_or_else(|| pid_session_id(input.parent_pid))
 }
 
-fn tool_call(payload: &Map<String, Value>, codex_event: &str) -> Result<ToolCall, ParseError> {
-    payload_tool_call(payload).map_err(|why| ParseError::BadInput(format!("{codex_event} {why}")))
-}
-
 fn tool_result(payload: &Map<String, Value>) -> ToolResult {
     let response = payload.get("tool_response").unwrap_or(&Value::Null);
-    let output = tool_output(response);
-    ToolResult {
-        output: output.text,
-        is_error: output.is_error,
-        exit_code: output.exit_code,
-        duration_ms: None,
-    }
+    tool_output(response).into_result(None)
 }
 
 #[cfg(test)]

@@ -9,18 +9,15 @@
 use context_mode_sdk::json::{get_str, get_u64, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolCall, ToolResult, env_value, parse_object, payload_tool_call,
-    pid_session_id, tool_output,
+    EventKind, NormalizedEvent, ToolResult, env_value, pid_session_id, tool_output,
 };
 
 use crate::describe::{ENV_TRACE_ID, EVENTS};
 use context_mode_sdk::adapter::{ParseError, ParseInput};
-use context_mode_sdk::event_by_cli_name;
+use context_mode_sdk::{event_and_payload, event_tool_call};
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let event = event_by_cli_name(EVENTS, &input.native_event)
-        .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
-    let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
+    let (event, payload) = event_and_payload(EVENTS, input)?;
 
     let mut normalized = NormalizedEvent {
         kind: event.kind,
@@ -35,9 +32,10 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
         trigger: None,
     };
     match event.kind {
-        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.name)?),
+        // Cursor sends MCP arguments as a JSON string; `build_tool_call` reads both.
+        EventKind::PreToolUse => normalized.tool = Some(event_tool_call(&payload, event)?),
         EventKind::PostToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.name)?);
+            normalized.tool = Some(event_tool_call(&payload, event)?);
             normalized.outcome = Some(tool_result(&payload));
         }
         _ => {}
@@ -61,23 +59,12 @@ fn project_dir(payload: &Map<String, Value>) -> Option<String> {
         .or_else(|| non_empty(get_str(payload, "cwd")))
 }
 
-fn tool_call(payload: &Map<String, Value>, cursor_event: &str) -> Result<ToolCall, ParseError> {
-    // Cursor sends MCP arguments as a JSON string; `build_tool_call` reads both.
-    payload_tool_call(payload).map_err(|why| ParseError::BadInput(format!("{cursor_event} {why}")))
-}
-
 fn tool_result(payload: &Map<String, Value>) -> ToolResult {
     let response = payload
         .get("tool_output")
         .or_else(|| payload.get("output"))
         .unwrap_or(&Value::Null);
-    let output = tool_output(response);
-    ToolResult {
-        output: output.text,
-        is_error: output.is_error,
-        exit_code: output.exit_code,
-        duration_ms: get_u64(payload, "duration"),
-    }
+    tool_output(response).into_result(get_u64(payload, "duration"))
 }
 
 #[cfg(test)]

@@ -8,18 +8,16 @@
 use context_mode_sdk::json::{get_str, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolCall, ToolKind, ToolResult, env_value, parse_object,
-    payload_tool_call, pid_session_id, session_id_from_transcript, session_source, tool_output,
+    EventKind, NormalizedEvent, ToolCall, ToolKind, ToolResult, env_value, pid_session_id,
+    session_id_from_transcript, session_source, tool_output,
 };
 
 use crate::describe::{ENV_PROJECT_DIR, ENV_PROJECT_DIR_ALIAS, ENV_SESSION_ID, EVENTS};
 use context_mode_sdk::adapter::{ParseError, ParseInput};
-use context_mode_sdk::event_by_cli_name;
+use context_mode_sdk::{HostEvent, event_and_payload, event_tool_call};
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let event = event_by_cli_name(EVENTS, &input.native_event)
-        .ok_or_else(|| ParseError::UnknownEvent(input.native_event.clone()))?;
-    let payload = parse_object(&input.stdin).map_err(ParseError::BadInput)?;
+    let (event, payload) = event_and_payload(EVENTS, input)?;
 
     let transcript_path = non_empty(get_str(&payload, "transcript_path"));
     let mut normalized = NormalizedEvent {
@@ -39,9 +37,9 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     };
 
     match event.kind {
-        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event.name)?),
+        EventKind::PreToolUse => normalized.tool = Some(tool_call(&payload, event)?),
         EventKind::PostToolUse => {
-            normalized.tool = Some(tool_call(&payload, event.name)?);
+            normalized.tool = Some(tool_call(&payload, event)?);
             normalized.outcome = Some(tool_result(&payload));
         }
         EventKind::SessionStart => {
@@ -66,9 +64,8 @@ fn session_id(
         .unwrap_or_else(|| pid_session_id(input.parent_pid))
 }
 
-fn tool_call(payload: &Map<String, Value>, gemini_event: &str) -> Result<ToolCall, ParseError> {
-    let mut call = payload_tool_call(payload)
-        .map_err(|why| ParseError::BadInput(format!("{gemini_event} {why}")))?;
+fn tool_call(payload: &Map<String, Value>, event: &HostEvent) -> Result<ToolCall, ParseError> {
+    let mut call = event_tool_call(payload, event)?;
     if call.kind == ToolKind::WebFetch && call.url.is_none() {
         // Gemini's web_fetch takes a `prompt` that contains the URL(s) to read.
         call.url = context_mode_sdk::input_str(&call.input_json, "prompt")
@@ -90,13 +87,7 @@ fn first_url(text: &str) -> Option<String> {
 
 fn tool_result(payload: &Map<String, Value>) -> ToolResult {
     let response = payload.get("tool_response").unwrap_or(&Value::Null);
-    let output = tool_output(response);
-    ToolResult {
-        output: output.text,
-        is_error: output.is_error,
-        exit_code: output.exit_code,
-        duration_ms: None,
-    }
+    tool_output(response).into_result(None)
 }
 
 #[cfg(test)]
