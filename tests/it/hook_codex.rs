@@ -1,6 +1,7 @@
-//! Codex CLI hook payloads piped into the built `cm hook codex <event>`, replies
-//! compared with `tests/golden/codex/<case>.stdout`. Regenerate after an intended
-//! change with `UPDATE_GOLDEN=1 cargo test -p cm --test it hook_codex::` and review the diff.
+//! Codex CLI hook behaviour beyond one golden reply (each golden case runs in
+//! `hook_goldens`). Replies are compared with `tests/golden/codex/<case>.stdout`;
+//! regenerate after an intended change with `UPDATE_GOLDEN=1 cargo test -p cm --test it
+//! hook_` and review the diff.
 
 use crate::common;
 
@@ -10,21 +11,6 @@ const CODEX: Golden = Golden { platform: "codex" };
 const CLAUDE: Golden = Golden {
     platform: "claude-code",
 };
-
-golden_cases! { CODEX;
-    curl_is_redirected: "curl";
-    silent_curl_download_passes: "curl-silent";
-    gradle_build_is_redirected: "gradlew";
-    read_of_a_large_file_is_redirected: "read-large";
-    git_status_is_silent: "git-status";
-    sudo_inside_a_chain_is_denied: "sudo-chain";
-    post_tool_use: "posttooluse-bash";
-    user_prompt: "userpromptsubmit";
-    pre_compact: "precompact";
-    session_start_startup_gets_the_routing_block: "sessionstart-startup";
-    session_start_resume: "sessionstart-resume";
-    stop: "stop";
-}
 
 fn reason(reply: &str) -> String {
     let value: serde_json::Value = serde_json::from_str(reply).expect("JSON reply");

@@ -1,24 +1,13 @@
-//! Cursor hook payloads piped into the built `cm hook cursor <event>`, replies compared
-//! with `tests/golden/cursor/<case>.stdout`. Regenerate after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test -p cm --test it hook_cursor::` and review the diff.
+//! Cursor hook behaviour beyond one golden reply (each golden case runs in
+//! `hook_goldens`). Replies are compared with `tests/golden/cursor/<case>.stdout`;
+//! regenerate after an intended change with `UPDATE_GOLDEN=1 cargo test -p cm --test it
+//! hook_` and review the diff.
 
 use crate::common;
 
 use common::golden::Golden;
 
 const CURSOR: Golden = Golden { platform: "cursor" };
-
-golden_cases! { CURSOR;
-    curl_is_redirected: "curl";
-    silent_curl_download_passes: "curl-silent";
-    gradle_build_is_redirected: "gradlew";
-    read_of_a_large_file_is_redirected: "read-large";
-    git_status_is_silent: "git-status";
-    sudo_inside_a_chain_is_denied: "sudo-chain";
-    our_own_tool_passes: "mcp-ours";
-    post_tool_use: "posttooluse-shell";
-    stop: "stop";
-}
 
 /// Cursor shows no hook context to its model: a nudge is neither sent nor held, and
 /// routing still works through the deny's agent_message.

@@ -1,6 +1,7 @@
-//! Gemini CLI hook payloads piped into the built `cm hook gemini-cli <event>`, replies
-//! compared with `tests/golden/gemini-cli/<case>.stdout`. Regenerate after an intended
-//! change with `UPDATE_GOLDEN=1 cargo test -p cm --test it hook_gemini_cli::` and review the diff.
+//! Gemini CLI hook behaviour beyond one golden reply (each golden case runs in
+//! `hook_goldens`). Replies are compared with `tests/golden/gemini-cli/<case>.stdout`;
+//! regenerate after an intended change with `UPDATE_GOLDEN=1 cargo test -p cm --test it
+//! hook_` and review the diff.
 
 use crate::common;
 
@@ -9,20 +10,6 @@ use common::golden::Golden;
 const GEMINI: Golden = Golden {
     platform: "gemini-cli",
 };
-
-golden_cases! { GEMINI;
-    web_fetch_is_redirected: "webfetch";
-    curl_is_redirected: "curl";
-    silent_curl_download_passes: "curl-silent";
-    gradle_build_is_redirected: "gradlew";
-    read_of_a_large_file_is_redirected: "read-large";
-    git_status_is_silent: "git-status";
-    sudo_inside_a_chain_is_denied: "sudo-chain";
-    after_tool: "aftertool-shell";
-    pre_compress_is_silent: "precompress";
-    session_start_startup_gets_the_routing_block: "sessionstart-startup";
-    session_start_resume: "sessionstart-resume";
-}
 
 #[test]
 fn a_nudge_before_tool_cannot_carry_is_held_for_the_same_calls_after_tool() {

@@ -2,7 +2,6 @@
 //! does (hook JSON on stdin, MCP JSON-RPC over stdio). One module per area; the shared
 //! harness is `common`. Run one area with `cargo test -p cm --test it <module>::`.
 
-#[macro_use]
 mod common;
 mod sandbox_support;
 
@@ -15,6 +14,7 @@ mod hook_codex;
 mod hook_cursor;
 mod hook_fail_open;
 mod hook_gemini_cli;
+mod hook_goldens;
 mod hook_policy_rewrite;
 mod hook_post_tool_use;
 mod hook_session;

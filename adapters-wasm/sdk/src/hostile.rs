@@ -184,7 +184,7 @@ pub fn check_parse_total(
 
 /// The `#[test]` every adapter runs: [`check_parse_total`] over its `crate::parse::parse`,
 /// its `crate::describe::EVENTS` and its golden payloads. Adapters share the layout
-/// (`bindings`, `parse`, `describe`), so one macro serves them all; `crate` is meant
+/// (`parse`, `describe`), so one macro serves them all; `crate` is meant
 /// to name the calling adapter.
 #[macro_export]
 #[allow(clippy::crate_in_macro_def)]
@@ -193,7 +193,7 @@ macro_rules! generated_parse_test {
         /// Generated stdin never makes `parse` panic; the errors are the typed ones.
         #[test]
         fn generated_stdin_parses_or_fails_typed() {
-            use crate::bindings::exports::context_mode::plugin::adapter::{ParseError, ParseInput};
+            use $crate::adapter::{ParseError, ParseInput};
             use $crate::hostile::{Parsed, check_parse_total};
             let events: Vec<&str> = crate::describe::EVENTS.iter().map(|e| e.cli).collect();
             let dir = $crate::golden::golden_dir($platform);

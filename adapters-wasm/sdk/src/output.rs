@@ -13,6 +13,18 @@ pub struct ToolOutput {
     pub exit_code: Option<i32>,
 }
 
+impl ToolOutput {
+    /// The normalized result of the call, with the duration when the host reports one.
+    pub fn into_result(self, duration_ms: Option<u64>) -> crate::ToolResult {
+        crate::ToolResult {
+            output: self.text,
+            is_error: self.is_error,
+            exit_code: self.exit_code,
+            duration_ms,
+        }
+    }
+}
+
 /// Marker appended when a host reports that it interrupted a command.
 pub const INTERRUPTED_NOTE: &str = "[command interrupted]";
 

@@ -94,6 +94,8 @@ mod tests {
         assert_eq!(shell_word("/usr/local/bin/cm"), "/usr/local/bin/cm");
         assert_eq!(shell_word("/Users/Jane Doe/cm"), r#""/Users/Jane Doe/cm""#);
         assert_eq!(shell_word(r#"a"b$c"#), r#""a\"b\$c""#);
+        // An empty word must stay a word: bare it would vanish from the command line.
+        assert_eq!(shell_word(""), r#""""#);
         assert_eq!(
             hook_command("/Users/Jane Doe/cm", "codex", "stop"),
             r#""/Users/Jane Doe/cm" hook codex stop"#

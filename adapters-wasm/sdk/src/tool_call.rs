@@ -62,6 +62,25 @@ pub fn payload_tool_call(payload: &Map<String, Value>) -> Result<ToolCall, Strin
     Ok(build_tool_call(name, input))
 }
 
+impl ToolCall {
+    /// A call with only a name and a kind, the other fields empty (tests fill them in).
+    pub fn new(name: &str, kind: ToolKind) -> ToolCall {
+        ToolCall {
+            name: name.to_owned(),
+            kind,
+            input_json: "{}".to_owned(),
+            command: None,
+            path: None,
+            has_range: false,
+            url: None,
+            prompt: None,
+            pattern: None,
+            mcp_server: None,
+            mcp_tool: None,
+        }
+    }
+}
+
 /// Builds the normalized call. Fields are filled for the kinds the WIT names
 /// them for (command for shell, path for read/edit, ...), from the first of
 /// the common field names that holds a value.

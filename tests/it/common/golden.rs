@@ -2,11 +2,17 @@
 //! piped into `cm hook <platform> <event>` (the event named by the payload's
 //! `hook_event_name`), the reply compared byte for byte with `<case>.stdout`.
 //! `UPDATE_GOLDEN=1` rewrites the expected files; review the diff.
+//!
+//! Cases are found by directory (`hook_goldens`): every platform directory, every
+//! `<case>.stdin.json` in it, each in a fresh project with a live server. A case named
+//! `<base>-after` (when `<base>` exists too) runs right after `<base>` in the same
+//! project: it is the reply to the next event of the same session.
 
 use std::path::PathBuf;
 
 use super::{Sandbox, repo_root};
 
+#[derive(Clone, Copy)]
 pub struct Golden {
     pub platform: &'static str,
 }
@@ -93,19 +99,58 @@ impl Golden {
             path.display()
         );
     }
-
-    /// With a live `cm serve`, the reply to one case must equal its golden file.
-    pub fn live_case(&self, case: &str) {
-        let sandbox = self.project();
-        let _server = sandbox.live_server();
-        self.assert_golden(case, &self.run(&sandbox, case));
-    }
 }
 
-/// One `#[test]` per golden case, each against a live server.
-#[macro_export]
-macro_rules! golden_cases {
-    ($golden:expr; $($test:ident: $case:literal;)*) => {
-        $(#[test] fn $test() { $golden.live_case($case); })*
-    };
+/// Every platform with goldens: the directories of `tests/golden/`, sorted.
+pub fn platforms() -> Vec<Golden> {
+    let dir = repo_root().join("tests/golden");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|entry| entry.path().is_dir())
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        // The harness names platforms `&'static str`; a test process has a handful.
+        .map(|name| Golden {
+            platform: Box::leak(name.into_boxed_str()),
+        })
+        .collect()
+}
+
+impl Golden {
+    /// Every case of the platform: the `<case>` of each `<case>.stdin.json`, sorted.
+    pub fn cases(&self) -> Vec<String> {
+        let dir = self.dir();
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let mut cases: Vec<String> = entries
+            .flatten()
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter_map(|name| name.strip_suffix(".stdin.json").map(str::to_owned))
+            .collect();
+        cases.sort();
+        cases
+    }
+
+    /// The case that must run before `case` in the same project, if any (`<base>-after`).
+    pub fn runs_after(&self, case: &str) -> Option<String> {
+        let base = case.strip_suffix("-after")?;
+        self.dir()
+            .join(format!("{base}.stdin.json"))
+            .is_file()
+            .then(|| base.to_owned())
+    }
+
+    /// One discovered case against a live server: its predecessor first when it has
+    /// one, then the case, its reply compared with its golden file.
+    pub fn discovered_case(&self, case: &str) {
+        let sandbox = self.project();
+        let _server = sandbox.live_server();
+        if let Some(base) = self.runs_after(case) {
+            self.run(&sandbox, &base);
+        }
+        self.assert_golden(case, &self.run(&sandbox, case));
+    }
 }

@@ -1,8 +1,10 @@
 //! Shared harness of the black-box tests: a throwaway HOME, data root and project, the
 //! built `cm` binary, and a real `cm serve` when a test needs a live server.
 
-#[macro_use]
 pub mod golden;
+mod plugins;
+
+pub use plugins::test_plugin;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -17,11 +19,6 @@ pub fn repo_root() -> PathBuf {
         .parent()
         .expect("host/ is inside the repo")
         .to_path_buf()
-}
-
-/// The wasm test plugins built by host/build.rs.
-pub fn test_plugin(name: &str) -> PathBuf {
-    PathBuf::from(env!("CM_TEST_PLUGINS_DIR")).join(format!("test_{}.wasm", name.replace('-', "_")))
 }
 
 /// A sandbox: HOME, data root and project directory, all temporary.

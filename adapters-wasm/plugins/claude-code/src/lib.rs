@@ -1,0 +1,12 @@
+//! The Claude Code platform adapter: Claude Code's hook JSON ⇄ context-mode's
+//! normalized events and replies, plus the config edits that register
+//! context-mode with Claude Code. Pure: no file, environment or clock access.
+
+mod describe;
+#[cfg(test)]
+mod golden_inputs;
+mod parse;
+mod render;
+mod setup;
+
+context_mode_sdk::export_adapter!();

@@ -1,0 +1,12 @@
+//! The Cursor platform adapter: Cursor's hook JSON ⇄ context-mode's
+//! normalized events and replies, plus the config edits that register
+//! context-mode with Cursor. Pure: no file, environment or clock access.
+
+mod describe;
+#[cfg(test)]
+mod golden_inputs;
+mod parse;
+mod render;
+mod setup;
+
+context_mode_sdk::export_adapter!();

@@ -1,0 +1,120 @@
+//! Static facts about Gemini CLI: its events, detection markers, tool naming.
+
+use crate::ADAPTER_ID;
+use context_mode_sdk::adapter::{Capabilities, Descriptor};
+use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
+
+/// Gemini CLI names an MCP server's tools `mcp__<server>__<tool>`.
+pub fn ctx_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
+/// Set by Gemini CLI in every hook's environment; `CLAUDE_PROJECT_DIR` is its
+/// compatibility alias of the same value.
+pub const ENV_PROJECT_DIR: &str = "GEMINI_PROJECT_DIR";
+pub const ENV_PROJECT_DIR_ALIAS: &str = "CLAUDE_PROJECT_DIR";
+pub const ENV_SESSION_ID: &str = "GEMINI_SESSION_ID";
+
+pub const EVENTS: &[HostEvent] = &[
+    // `decision: "deny"` stops the call and sends the reason to the model as the
+    // tool's error; `hookSpecificOutput.tool_input` is merged over the arguments.
+    // No additionalContext here: Gemini reads it from AfterTool, not BeforeTool.
+    HostEvent {
+        cli: "beforetool",
+        name: "BeforeTool",
+        kind: EventKind::PreToolUse,
+        capabilities: Capabilities::BLOCK.union(Capabilities::REWRITE_INPUT),
+    },
+    // additionalContext is appended to the tool result the model reads.
+    HostEvent {
+        cli: "aftertool",
+        name: "AfterTool",
+        kind: EventKind::PostToolUse,
+        capabilities: Capabilities::INJECT_CONTEXT,
+    },
+    // Advisory and asynchronous: it can neither block nor add context.
+    HostEvent {
+        cli: "precompress",
+        name: "PreCompress",
+        kind: EventKind::PreCompact,
+        capabilities: Capabilities::empty(),
+    },
+    HostEvent {
+        cli: "sessionstart",
+        name: "SessionStart",
+        kind: EventKind::SessionStart,
+        capabilities: Capabilities::INJECT_CONTEXT,
+    },
+];
+
+pub fn descriptor() -> Descriptor {
+    Descriptor {
+        id: ADAPTER_ID.to_owned(),
+        display_name: "Gemini CLI".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        client_names: strings(&["gemini-cli-mcp-client"]),
+        // Gemini CLI sets GEMINI_CLI=1 for the stdio MCP servers it starts.
+        env_markers: strings(&["GEMINI_CLI"]),
+        file_markers: strings(&["~/.gemini"]),
+        events: event_bindings(EVENTS),
+        env_vars: strings(&[ENV_PROJECT_DIR, ENV_PROJECT_DIR_ALIAS, ENV_SESSION_ID]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use context_mode_sdk::event_by_cli_name;
+
+    #[test]
+    fn descriptor_names_the_host() {
+        let d = descriptor();
+        assert_eq!(d.id, "gemini-cli");
+        assert_eq!(d.client_names, ["gemini-cli-mcp-client"]);
+        assert_eq!(d.env_markers, ["GEMINI_CLI"]);
+        assert_eq!(d.file_markers, ["~/.gemini"]);
+        assert_eq!(
+            ctx_tool_name("context-mode", "ctx_execute"),
+            "mcp__context-mode__ctx_execute"
+        );
+        assert_eq!(
+            d.env_vars,
+            [
+                "GEMINI_PROJECT_DIR",
+                "CLAUDE_PROJECT_DIR",
+                "GEMINI_SESSION_ID"
+            ]
+        );
+    }
+
+    #[test]
+    fn four_events_with_what_gemini_can_express() {
+        let d = descriptor();
+        let natives: Vec<&str> = d.events.iter().map(|e| e.native.as_str()).collect();
+        assert_eq!(
+            natives,
+            ["beforetool", "aftertool", "precompress", "sessionstart"]
+        );
+        let before = &d.events[0];
+        assert!(before.capabilities.contains(Capabilities::BLOCK));
+        assert!(before.capabilities.contains(Capabilities::REWRITE_INPUT));
+        assert!(!before.capabilities.contains(Capabilities::INJECT_CONTEXT));
+        assert!(!before.capabilities.contains(Capabilities::ASK));
+        assert_eq!(d.events[1].capabilities, Capabilities::INJECT_CONTEXT);
+        assert!(d.events[2].capabilities.is_empty());
+        assert_eq!(d.events[3].capabilities, Capabilities::INJECT_CONTEXT);
+    }
+
+    #[test]
+    fn gemini_spellings_match() {
+        assert_eq!(
+            event_by_cli_name(EVENTS, "BeforeTool").map(|e| e.kind),
+            Some(EventKind::PreToolUse)
+        );
+        assert_eq!(
+            event_by_cli_name(EVENTS, " PreCompress ").map(|e| e.kind),
+            Some(EventKind::PreCompact)
+        );
+        assert!(event_by_cli_name(EVENTS, "BeforeAgent").is_none());
+    }
+}
