@@ -157,12 +157,12 @@ fn the_tool_list_is_byte_identical_to_its_golden() {
     };
     drop(stdin);
     let _ = child.wait();
-    let golden = common::repo_root().join("tests/golden/mcp/tools-list.json");
+    let golden = common::repo_root().join("tests/golden/tools-list.json");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(golden.parent().expect("parent")).expect("mkdir");
         std::fs::write(&golden, &listed).expect("write golden");
     }
-    let expected = std::fs::read_to_string(&golden).expect("tests/golden/mcp/tools-list.json");
+    let expected = std::fs::read_to_string(&golden).expect("tests/golden/tools-list.json");
     assert!(
         listed == expected,
         "tools/list differs from {}:\n got: {listed}\nwant: {expected}",
