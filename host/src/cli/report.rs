@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::{Context as _, anyhow};
+use anyhow::Context as _;
 use clap::Args;
 
 use crate::limits::{STATUSLINE_STDIN_MAX_BYTES, STATUSLINE_STDIN_WAIT_MS};
@@ -96,8 +96,7 @@ pub fn insight(args: InsightArgs) -> anyhow::Result<()> {
     let project = crate::paths::project_dir()?;
     let store = crate::service::open_project_read_only(&root, &project)
         .context("the project database cannot be read")?;
-    let (path, summary) =
-        crate::service::write_insight(store.as_ref(), &root, &project).map_err(|e| anyhow!(e))?;
+    let (path, summary) = crate::service::write_insight(store.as_ref(), &root, &project)?;
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{}", path.display())?;
     writeln!(stdout, "{summary}")?;

@@ -30,3 +30,22 @@ fn the_tool_table_is_the_servers_tool_list() {
     let served: Vec<&str> = crate::mcp::tools::all().iter().map(|t| t.name).collect();
     assert_eq!(served, CTX_TOOLS);
 }
+
+/// The guest SDK classifies a bare `ctx_*` name as ours from its own copy of the list
+/// (guests cannot link the host); the copy must name exactly the tools the server has.
+#[test]
+fn the_guest_sdks_tool_list_names_the_same_tools() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../adapters-wasm/sdk/src/tool_name.rs");
+    let source = std::fs::read_to_string(&path).expect("the SDK's tool_name.rs");
+    let list = source
+        .split_once("pub const CTX_TOOLS: &[&str] = &[")
+        .and_then(|(_, rest)| rest.split_once("];"))
+        .map(|(list, _)| list)
+        .expect("CTX_TOOLS in the SDK");
+    let mut theirs: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+    let mut ours = CTX_TOOLS.to_vec();
+    theirs.sort_unstable();
+    ours.sort_unstable();
+    assert_eq!(theirs, ours, "{}", path.display());
+}

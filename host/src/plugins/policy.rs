@@ -152,7 +152,7 @@ impl Policy {
             }
         }
         .map_err(|e| PluginError::from_call(&self.label, e).with_deadline_ms(ms))?;
-        validate(&decision).map_err(|message| self.garbage(message))?;
+        validate(&decision).map_err(|bad| self.garbage(bad.to_string()))?;
         Ok(decision)
     }
 
@@ -166,13 +166,26 @@ impl Policy {
 
 /// Rejects decisions no host should pass on: empty, oversized or control-laden reasons,
 /// rewrites that change nothing.
-fn validate(decision: &Decision) -> Result<(), String> {
+/// What makes a decision unfit to pass on; shown after "returned garbage:".
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum BadDecision {
+    #[error("a rewrite that changes nothing")]
+    EmptyRewrite,
+    #[error("an empty reason")]
+    EmptyReason,
+    #[error("a {bytes} B reason (limit {REASON_MAX_BYTES} B)")]
+    LongReason { bytes: usize },
+    #[error("a reason with control characters")]
+    ControlCharacters,
+}
+
+fn validate(decision: &Decision) -> Result<(), BadDecision> {
     let text = match &decision.action {
         Action::Redirect(reason) | Action::Deny(reason) | Action::Ask(reason) => reason,
         Action::AddContext(text) => text,
         Action::Rewrite(rewrite) => {
             if rewrite.command.is_none() && rewrite.prompt.is_none() {
-                return Err("a rewrite that changes nothing".into());
+                return Err(BadDecision::EmptyRewrite);
             }
             match &rewrite.reason {
                 // The reason may become a denial the model reads: same rules as one.
@@ -183,19 +196,16 @@ fn validate(decision: &Decision) -> Result<(), String> {
         Action::NoOpinion | Action::Allow => return Ok(()),
     };
     if text.trim().is_empty() {
-        return Err("an empty reason".into());
+        return Err(BadDecision::EmptyReason);
     }
     if text.len() > REASON_MAX_BYTES {
-        return Err(format!(
-            "a {} B reason (limit {REASON_MAX_BYTES} B)",
-            text.len()
-        ));
+        return Err(BadDecision::LongReason { bytes: text.len() });
     }
     if text
         .chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t')
     {
-        return Err("a reason with control characters".into());
+        return Err(BadDecision::ControlCharacters);
     }
     Ok(())
 }

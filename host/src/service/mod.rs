@@ -72,16 +72,25 @@ impl Reply {
     }
 }
 
+/// Why a call that needs the project's store cannot have it; said on every such call.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreUnavailable {
+    #[error(transparent)]
+    NoProject(crate::paths::ProjectDirError),
+    #[error("the project store cannot be opened: {0}")]
+    Open(crate::store::StoreError),
+}
+
 pub struct Service {
     pub root: PathBuf,
     pub project_dir: PathBuf,
     /// Why there is no project to work for (the working directory is gone), if so.
     no_project: Option<crate::paths::ProjectDirError>,
     pub session_id: String,
-    store: Result<Arc<Mutex<Store>>, String>,
+    store: Result<Arc<Mutex<Store>>, StoreUnavailable>,
     sandbox: Sandbox,
     flood: FloodGuard,
-    engine: Result<PluginEngine, String>,
+    engine: Result<PluginEngine, crate::plugins::PluginError>,
     /// The agent host, from the MCP client's name (set at initialize).
     platform: OnceLock<Platform>,
     /// Detection ran (the client's name does not change): an unknown client must not
@@ -114,13 +123,12 @@ impl Service {
             Err(gone) => (PathBuf::from("/"), Some(gone)),
         };
         let store = match &no_project {
-            Some(reason) => Err(reason.to_string()),
+            Some(reason) => Err(StoreUnavailable::NoProject(reason.clone())),
             None => Store::open(&root, &project_dir)
                 .map(|s| Arc::new(Mutex::new(s)))
-                .map_err(|e| format!("the project store cannot be opened: {e}")),
+                .map_err(StoreUnavailable::Open),
         };
-        let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)))
-            .map_err(|e| e.to_string());
+        let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)));
         Service {
             sandbox: Sandbox::new(Arc::new(Runtimes::detect()))
                 .with_background_root(crate::paths::background_dir(&root)),
@@ -159,7 +167,10 @@ impl Service {
 
     /// The store, or the one-line reason it is unavailable.
     fn store(&self) -> Result<MutexGuard<'_, Store>, Reply> {
-        let store = self.store.as_ref().map_err(Reply::error)?;
+        let store = self
+            .store
+            .as_ref()
+            .map_err(|e| Reply::error(e.to_string()))?;
         // A panic while holding the lock leaves the connection usable: SQLite rolls back.
         Ok(store
             .lock()
@@ -167,7 +178,10 @@ impl Service {
     }
 
     fn store_handle(&self) -> Result<Arc<Mutex<Store>>, Reply> {
-        self.store.clone().map_err(Reply::error)
+        self.store
+            .as_ref()
+            .map(Arc::clone)
+            .map_err(|e| Reply::error(e.to_string()))
     }
 
     /// A fresh, unique source label: `<kind> #<n> <what>`.

@@ -63,15 +63,30 @@ pub fn stats_report(root: &Path, project_dir: &Path) -> Result<StatsReport, Stor
     report::gather(store.as_ref(), root, project_dir, session.as_deref())
 }
 
+/// Why the insight report was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum InsightError {
+    #[error("the project data cannot be read: {0}")]
+    Read(crate::store::StoreError),
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 /// Writes the insight report of `project_dir`; returns its path and a two-line summary.
 pub fn write_insight(
     store: Option<&Store>,
     root: &Path,
     project_dir: &Path,
-) -> Result<(PathBuf, String), String> {
-    let data = insight::gather(store, project_dir, crate::store::now_ms())
-        .map_err(|e| format!("the project data cannot be read: {e}"))?;
+) -> Result<(PathBuf, String), InsightError> {
+    let data =
+        insight::gather(store, project_dir, crate::store::now_ms()).map_err(InsightError::Read)?;
     let path = crate::paths::insight_report(root, project_dir);
-    insight::write(&path, &data).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    insight::write(&path, &data).map_err(|error| InsightError::Write {
+        path: path.clone(),
+        error,
+    })?;
     Ok((path, insight::summary(&data)))
 }

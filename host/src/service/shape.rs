@@ -12,6 +12,16 @@ use crate::sandbox::ExecOutcome;
 use crate::search::{cap_reply, index_and_digest, preview};
 use crate::store::{NewSource, SourceKind};
 
+/// Why large output could not be indexed (the reply then carries a bounded preview).
+#[derive(Debug, thiserror::Error)]
+enum DigestError {
+    /// The store is not there; the text is the reply a call needing it gets.
+    #[error("{0}")]
+    NoStore(String),
+    #[error(transparent)]
+    Index(crate::store::StoreError),
+}
+
 impl Service {
     /// Shapes one execution's output into the reply the agent reads, and records stats.
     pub(super) fn shape_execution(
@@ -110,9 +120,11 @@ impl Service {
         what: &str,
         text: &str,
         intent: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<String, DigestError> {
         let label = self.source_label(tool.trim_start_matches("ctx_"), what);
-        let mut store = self.store().map_err(|r| r.text)?;
+        let mut store = self
+            .store()
+            .map_err(|reply| DigestError::NoStore(reply.text))?;
         let source = NewSource::new(
             &label,
             SourceKind::Execute,
@@ -120,7 +132,7 @@ impl Service {
             text.len(),
         );
         index_and_digest(&mut store, source, text, intent, &self.session_id)
-            .map_err(|e| e.to_string())
+            .map_err(DigestError::Index)
     }
 }
 

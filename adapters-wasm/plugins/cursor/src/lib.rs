@@ -3,10 +3,10 @@
 //! context-mode with Cursor. Pure: no file, environment or clock access.
 
 mod describe;
-#[cfg(test)]
-mod golden_inputs;
 mod parse;
 mod render;
 mod setup;
+#[cfg(test)]
+mod tests;
 
 context_mode_sdk::export_adapter!();

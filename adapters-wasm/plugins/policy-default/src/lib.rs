@@ -14,8 +14,6 @@ pub mod shell;
 pub mod subjects;
 
 #[cfg(test)]
-mod contract_tests;
-#[cfg(test)]
 mod tests;
 
 use context_mode_sdk::policy::{Decision, Guest, PolicyContext, PolicyInfo, ToolCall};

@@ -1,4 +1,4 @@
-//! `decide`: DESIGN §3's routing rules, in order.
+//! `decide`: the routing rules, in order.
 //!
 //! 1. User permission rules (deny / ask / allow), also inside the ctx tools,
 //!    plus confinement of `ctx_execute_file` / `ctx_index` to the project.

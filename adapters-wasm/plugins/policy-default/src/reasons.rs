@@ -2,7 +2,7 @@
 //! sub-agent routing block. One builder per kind, so the contract test can
 //! enumerate them all.
 //!
-//! Wording rules (DESIGN §3): a redirect opens with "redirected to <call>",
+//! Wording rules (a model must be able to act on a reason without guessing): a redirect opens with "redirected to <call>",
 //! names the exact call with the platform's tool name, states the tool's full
 //! network access and ends with the transient-DNS retry sentence; a denial
 //! opens with "denied by security policy" and cites the rule. No "blocked",

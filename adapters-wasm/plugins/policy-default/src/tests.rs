@@ -44,3 +44,6 @@ fn the_component_decides_through_the_contract() {
     assert!(matches!(decision.action, Action::NoOpinion));
     assert_eq!(decision.nudge, None);
 }
+
+/// The wording contract, on every text the policy can emit.
+mod contract;

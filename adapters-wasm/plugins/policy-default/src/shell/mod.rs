@@ -130,6 +130,3 @@ fn split_nested(line: &str, origin: Origin, depth: usize) -> Vec<ShellCommand> {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod proptests;

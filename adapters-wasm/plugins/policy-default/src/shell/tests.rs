@@ -350,3 +350,6 @@ fn empty_and_blank_lines_run_nothing() {
     assert!(split("").is_empty());
     assert!(split("  \n\t ; ;").is_empty());
 }
+
+/// Generated command lines (property tests).
+mod proptests;

@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 
-use super::split;
+use crate::shell::split;
 use context_mode_sdk::policy::{
     Action, PermissionRule, PolicyContext, RuleEffect, RuleScope, ToolCall, ToolKind,
 };

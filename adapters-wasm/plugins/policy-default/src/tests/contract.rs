@@ -1,4 +1,4 @@
-//! The wording contract (DESIGN §3), checked on every text the policy can
+//! The wording contract of `reasons.rs`, checked on every text the policy can
 //! emit: each reason-producing path of `decide` × short, long and hostile
 //! user text × each platform's ctx tool prefix, plus every builder directly.
 
