@@ -77,6 +77,25 @@ pub fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|item| (*item).to_owned()).collect()
 }
 
+impl crate::NormalizedEvent {
+    /// An event of one session with nothing else known yet; `parse` fills in what the
+    /// host's payload gives (project, transcript, tool, outcome, prompt, source, trigger).
+    pub fn new(kind: crate::EventKind, native_event: &str, session_id: String) -> Self {
+        crate::NormalizedEvent {
+            kind,
+            native_event: native_event.to_owned(),
+            session_id,
+            project_dir: None,
+            transcript_path: None,
+            tool: None,
+            outcome: None,
+            prompt: None,
+            source: None,
+            trigger: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

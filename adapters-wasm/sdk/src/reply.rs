@@ -1,6 +1,24 @@
 //! Pieces of a rendered reply that several hosts share.
 
-use crate::JsonObject;
+use crate::adapter::{Reply, Verdict};
+use crate::{EventKind, JsonObject};
+
+impl Reply {
+    /// A reply with only its event and verdict, every optional part empty.
+    pub fn new(event: EventKind, native_event: &str, verdict: Verdict) -> Reply {
+        Reply {
+            event,
+            native_event: native_event.to_owned(),
+            verdict,
+            reason: None,
+            tool: None,
+            updated_command: None,
+            updated_prompt: None,
+            updated_output: None,
+            additional_context: None,
+        }
+    }
+}
 
 /// A reply's text when it says something: `None` when absent or blank.
 pub fn non_blank(text: &Option<String>) -> Option<&str> {

@@ -15,19 +15,13 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     let (event, payload) = event_and_payload(EVENTS, input)?;
 
     let transcript_path = non_empty(get_str(&payload, "transcript_path"));
+    let session_id = session_id(&payload, transcript_path.as_deref(), input);
     let mut normalized = NormalizedEvent {
-        kind: event.kind,
-        native_event: input.native_event.clone(),
-        session_id: session_id(&payload, transcript_path.as_deref(), input),
         project_dir: env_value(&input.env, ENV_PROJECT_DIR)
             .map(str::to_owned)
             .or_else(|| non_empty(get_str(&payload, "cwd"))),
         transcript_path,
-        tool: None,
-        outcome: None,
-        prompt: None,
-        source: None,
-        trigger: None,
+        ..NormalizedEvent::new(event.kind, &input.native_event, session_id)
     };
 
     match event.kind {

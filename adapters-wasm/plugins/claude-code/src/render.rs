@@ -128,17 +128,7 @@ mod tests {
     use context_mode_sdk::{ToolCall, build_tool_call};
 
     fn reply(event: EventKind, verdict: Verdict) -> Reply {
-        Reply {
-            event,
-            native_event: replied_event(EVENTS, "", event).cli.to_owned(),
-            verdict,
-            reason: None,
-            tool: None,
-            updated_command: None,
-            updated_prompt: None,
-            updated_output: None,
-            additional_context: None,
-        }
+        Reply::new(event, replied_event(EVENTS, "", event).cli, verdict)
     }
 
     fn bash(command: &str) -> ToolCall {

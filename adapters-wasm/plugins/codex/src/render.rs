@@ -75,17 +75,7 @@ mod tests {
     use super::*;
 
     fn reply(event: EventKind, native: &str, verdict: Verdict) -> Reply {
-        Reply {
-            event,
-            native_event: native.to_owned(),
-            verdict,
-            reason: None,
-            tool: None,
-            updated_command: None,
-            updated_prompt: None,
-            updated_output: None,
-            additional_context: None,
-        }
+        Reply::new(event, native, verdict)
     }
 
     fn out(reply: &Reply) -> String {

@@ -20,16 +20,9 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     let (event, payload) = event_and_payload(EVENTS, input)?;
 
     let mut normalized = NormalizedEvent {
-        kind: event.kind,
-        native_event: input.native_event.clone(),
-        session_id: session_id(&payload, input),
         project_dir: project_dir(&payload),
         transcript_path: non_empty(get_str(&payload, "transcript_path")),
-        tool: None,
-        outcome: None,
-        prompt: None,
-        source: None,
-        trigger: None,
+        ..NormalizedEvent::new(event.kind, &input.native_event, session_id(&payload, input))
     };
     match event.kind {
         // Cursor sends MCP arguments as a JSON string; `build_tool_call` reads both.

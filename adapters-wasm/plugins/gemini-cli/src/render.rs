@@ -90,18 +90,11 @@ mod tests {
 
     fn reply(event: EventKind, native: &str, verdict: Verdict) -> Reply {
         Reply {
-            event,
-            native_event: native.to_owned(),
-            verdict,
-            reason: None,
             tool: Some(build_tool_call(
                 "run_shell_command",
                 &json!({"command": "./gradlew build", "description": "Build"}),
             )),
-            updated_command: None,
-            updated_prompt: None,
-            updated_output: None,
-            additional_context: None,
+            ..Reply::new(event, native, verdict)
         }
     }
 
