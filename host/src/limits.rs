@@ -61,8 +61,9 @@ pub const PLUGIN_MEMORY_MAX_BYTES: usize = 256 * 1024 * 1024;
 pub const EXEC_TIMEOUT_MS: u64 = 600_000;
 /// How long a killed process group gets between SIGTERM and SIGKILL.
 pub const EXEC_KILL_GRACE_MS: u64 = 2_000;
-/// After SIGTERM/SIGINT/SIGHUP, how long `cm serve` lets its service loop wind down before
-/// it exits anyway (an agent sends SIGKILL a few seconds after SIGTERM).
+/// After SIGTERM/SIGINT/SIGHUP or the end of stdin, how long `cm serve` lets its service
+/// loop wind down, and then a blocking store call commit, before it exits anyway (an
+/// agent sends SIGKILL a few seconds after SIGTERM; ADR 20).
 pub const SERVE_EXIT_GRACE_MS: u64 = 500;
 /// Bytes of a child's stdout (and, separately, stderr) kept in memory; the rest is counted, not kept.
 pub const EXEC_CAPTURE_MAX_BYTES: usize = 8 * 1024 * 1024;

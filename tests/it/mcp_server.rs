@@ -169,3 +169,113 @@ fn the_tool_list_is_byte_identical_to_its_golden() {
         golden.display()
     );
 }
+
+/// How the agent ends the session in each case below.
+#[derive(Debug, Clone, Copy)]
+enum Ending {
+    Signal(i32),
+    StdinEof,
+}
+
+fn end(client: &mut McpClient, ending: Ending) {
+    match ending {
+        // SAFETY: sending a signal to our own child.
+        Ending::Signal(signal) => unsafe {
+            libc::kill(client.pid() as i32, signal);
+        },
+        Ending::StdinEof => client.close_stdin(),
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie is dead: only its parent (or init) has not reaped it yet.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        })
+        .unwrap_or(false)
+}
+
+/// The agent leaves while `ctx_execute` runs a long command: whichever way it leaves
+/// (SIGINT, SIGTERM, stdin closed), the server exits 0 well before the agent's SIGKILL,
+/// writes nothing more to stdout, kills the command, and leaves the store readable by
+/// the next server. The bound is a liveness bound, not a benchmark.
+#[test]
+fn the_server_exits_cleanly_on_each_ending_while_a_call_runs() {
+    let bound = std::time::Duration::from_secs(5);
+    for ending in [
+        Ending::Signal(libc::SIGINT),
+        Ending::Signal(libc::SIGTERM),
+        Ending::StdinEof,
+    ] {
+        let sandbox = Sandbox::new();
+        let mut client = sandbox.live_server();
+        let (text, is_error) = client.call_tool(
+            "ctx_index",
+            serde_json::json!({"content": "# Kept\n\nthe ledger survives shutdown", "source": "kept"}),
+        );
+        assert!(!is_error, "{text}");
+        let pid_file = sandbox.project.join("child.pid");
+        client.start_tool_call(
+            "ctx_execute",
+            serde_json::json!({"language": "shell",
+                "code": format!("echo $$ > {}; exec sleep 120", pid_file.display())}),
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let child = loop {
+            let pid = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|s| s.trim().parse::<i32>().ok());
+            if let Some(pid) = pid {
+                break pid;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the command never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        end(&mut client, ending);
+        let Some((status, rest)) = client.wait_exit(bound) else {
+            panic!("{ending:?}: cm serve still runs {bound:?} later");
+        };
+        assert!(status.success(), "{ending:?}: {status:?}");
+        assert_eq!(rest, "", "{ending:?}: wrote to stdout while leaving");
+        assert!(
+            !alive(child),
+            "{ending:?}: the command {child} outlived the server"
+        );
+        assert_eq!(markers(&sandbox), 0, "{ending:?}: marker left behind");
+        let mut next = sandbox.live_server();
+        let (text, _) = next.call_tool(
+            "ctx_search",
+            serde_json::json!({"queries": ["ledger survives"]}),
+        );
+        assert!(text.contains("ledger survives"), "{ending:?}: {text}");
+    }
+}
+
+/// A signal that arrives before the handshake is complete (initialize answered, no
+/// `notifications/initialized` yet) ends the server the same way: exit 0, not the
+/// signal's default action.
+#[test]
+fn a_signal_before_the_handshake_is_a_clean_exit() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let sandbox = Sandbox::new();
+        let mut client = McpClient::start(sandbox.cm().arg("serve"), std::process::Stdio::null());
+        let reply = client.request(
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        end(&mut client, Ending::Signal(signal));
+        let Some((status, _)) = client.wait_exit(std::time::Duration::from_secs(5)) else {
+            panic!("still running after signal {signal}");
+        };
+        assert!(
+            status.success(),
+            "signal {signal}: {status:?} (initialize: {reply})"
+        );
+    }
+}

@@ -1,13 +1,16 @@
 //! `cm serve`: the `ctx_*` tools over MCP stdio. Speaks only JSON-RPC on stdout, logs
-//! to stderr, writes a readiness marker while it runs, exits when stdin closes.
+//! to stderr, writes a readiness marker while it runs, exits 0 when stdin closes or on a signal
+//! ([`lifecycle`]).
 
 pub mod framing;
+mod lifecycle;
 mod scan;
 mod server;
 pub mod tools;
 pub mod transport;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use rmcp::ServiceExt;
@@ -16,6 +19,8 @@ use crate::service::Service;
 
 pub use server::CmServer;
 
+use lifecycle::{Ending, Lifecycle, Termination};
+
 pub fn serve() -> anyhow::Result<()> {
     init_logging();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -23,77 +28,88 @@ pub fn serve() -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let root = crate::paths::data_root()?;
-        let project = crate::paths::project_dir();
-        let session_id = std::env::var("CLAUDE_SESSION_ID")
-            .ok()
-            .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| {
-                format!(
-                    "serve-{}-{}",
-                    std::process::id(),
-                    crate::timestamp::now_ms()
-                )
-            });
-        let service = Arc::new(Service::new(root.clone(), project, session_id));
-        {
-            // Old content and memory files are housekeeping: never in the way of the handshake.
-            let service = service.clone();
-            tokio::task::spawn_blocking(move || service.start_up_cleanup());
+    let outcome = runtime.block_on(run());
+    // Never drop the runtime: it would wait for tokio's stdin reader, a thread in a
+    // blocking read nothing interrupts (ADR 20).
+    match outcome {
+        Ok(()) => std::process::exit(0),
+        Err(err) => {
+            eprintln!("cm: {}", crate::human::one_line(&format!("{err:#}")));
+            std::process::exit(1)
         }
-        let server = CmServer::new(service.clone());
-        let running = server
-            .serve(transport::StdioTransport::new(
-                tokio::io::stdin(),
-                tokio::io::stdout(),
-            ))
-            .await
-            .context("MCP handshake failed")?;
-        // Written after the handshake: a marker means a server that can answer tool calls.
-        let marker = crate::readiness::ReadinessMarker::write(&root)
-            .map_err(|e| tracing::warn!("cannot write readiness marker: {e}"))
-            .ok();
-        let cancel = running.cancellation_token();
-        let waiting = running.waiting();
-        tokio::pin!(waiting);
-        let (quit, signalled) = tokio::select! {
-            quit = &mut waiting => (Some(quit), false),
-            _ = wait_for_termination() => {
-                cancel.cancel();
-                // The service loop may wait on the stdin reader, which sits in a blocking
-                // read nothing can interrupt: give it a moment, then leave without it.
-                let grace = std::time::Duration::from_millis(crate::limits::SERVE_EXIT_GRACE_MS);
-                (tokio::time::timeout(grace, &mut waiting).await.ok(), true)
-            }
-        };
-        drop(marker);
-        service.terminate_background();
-        if let Some(Err(err)) = quit {
-            tracing::warn!("server task ended abnormally: {err}");
-        }
-        if signalled {
-            // Dropping the runtime would wait for that blocked stdin thread.
-            std::process::exit(0);
-        }
-        Ok(())
-    })
+    }
 }
 
-async fn wait_for_termination() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::hangup()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-        _ = hup.recv() => {}
+async fn run() -> anyhow::Result<()> {
+    let mut termination = Termination::install();
+    let root = crate::paths::data_root()?;
+    let project = crate::paths::project_dir();
+    let session_id = std::env::var("CLAUDE_SESSION_ID")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| {
+            format!(
+                "serve-{}-{}",
+                std::process::id(),
+                crate::timestamp::now_ms()
+            )
+        });
+    let service = Arc::new(Service::new(root.clone(), project, session_id));
+    {
+        // Old content and memory files are housekeeping: never in the way of the handshake.
+        let service = service.clone();
+        tokio::task::spawn_blocking(move || service.start_up_cleanup());
     }
+    let lifecycle = Lifecycle::new();
+    let server = CmServer::new(service.clone());
+    let transport =
+        transport::StdioTransport::new(tokio::io::stdin(), tokio::io::stdout(), lifecycle.clone());
+    let running = tokio::select! {
+        running = server.serve(transport) => running.context("MCP handshake failed")?,
+        () = termination.received() => {
+            lifecycle.close();
+            wind_down(&service).await;
+            return Ok(());
+        }
+    };
+    // Written after the handshake: a marker means a server that can answer tool calls.
+    let marker = crate::readiness::ReadinessMarker::write(&root)
+        .map_err(|e| tracing::warn!("cannot write readiness marker: {e}"))
+        .ok();
+    let cancel = running.cancellation_token();
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    let ending = tokio::select! {
+        quit = &mut waiting => {
+            if let Err(err) = quit {
+                tracing::warn!("server task ended abnormally: {err}");
+            }
+            None
+        }
+        () = lifecycle.wait_input_end() => Some(Ending::InputClosed),
+        () = termination.received() => Some(Ending::Signal),
+    };
+    if let Some(ending) = ending {
+        tracing::info!("ending: {ending:?}");
+        lifecycle.close();
+        // Cancels every running call: its future is dropped, a child killed with its group.
+        cancel.cancel();
+        let grace = Duration::from_millis(crate::limits::SERVE_EXIT_GRACE_MS);
+        let _ = tokio::time::timeout(grace, &mut waiting).await;
+    }
+    wind_down(&service).await;
+    drop(marker);
+    Ok(())
+}
+
+/// The last steps on every way out: a blocking call (a store write) gets a moment to
+/// commit, then every child still alive, foreground or background, is stopped.
+async fn wind_down(service: &Service) {
+    let grace = Duration::from_millis(crate::limits::SERVE_EXIT_GRACE_MS);
+    if !lifecycle::blocking_calls_done(grace).await {
+        tracing::warn!("a store call still runs at exit; SQLite rolls it back on next open");
+    }
+    service.terminate_children();
 }
 
 fn init_logging() {

@@ -18,6 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::Mutex;
 
 use super::framing::{Decoded, FramingError, INVALID_REQUEST, decode_line};
+use super::lifecycle::Lifecycle;
 use super::scan::ShallowScan;
 use crate::limits::MCP_MESSAGE_MAX_BYTES;
 
@@ -29,18 +30,21 @@ pub struct StdioTransport<R, W> {
     /// Set while the rest of an over-long line is being dropped.
     discarding: bool,
     write: Arc<Mutex<W>>,
+    /// Told when stdin ends; once closing, nothing more is written.
+    lifecycle: Arc<Lifecycle>,
 }
 
 /// How many leading bytes of an over-long line are searched for its id.
 const OVERSIZED_ID_SCAN_BYTES: usize = 4_096;
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> StdioTransport<R, W> {
-    pub fn new(read: R, write: W) -> Self {
+    pub fn new(read: R, write: W, lifecycle: Arc<Lifecycle>) -> Self {
         StdioTransport {
             read: BufReader::with_capacity(64 * 1024, read),
             line: Vec::new(),
             discarding: false,
             write: Arc::new(Mutex::new(write)),
+            lifecycle,
         }
     }
 
@@ -100,7 +104,11 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = self.write.clone();
+        let lifecycle = self.lifecycle.clone();
         async move {
+            if lifecycle.is_closing() {
+                return Ok(());
+            }
             let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
             bytes.push(b'\n');
             write_all(&write, &bytes).await
@@ -129,15 +137,22 @@ where
                     })
                     .into_iter()
                     .collect(),
-                Ok(LineRead::Eof) => return None,
+                Ok(LineRead::Eof) => {
+                    self.lifecycle.input_ended();
+                    return None;
+                }
                 Err(err) => {
                     tracing::error!("cannot read stdin: {err}");
+                    self.lifecycle.input_ended();
                     return None;
                 }
             };
             for answer in answers {
                 // Written by a task of its own: rmcp may drop this `receive` future
                 // at any await, and a reply must not be lost or cut in half.
+                if self.lifecycle.is_closing() {
+                    continue;
+                }
                 let write = self.write.clone();
                 tokio::spawn(async move {
                     if let Err(err) = write_all(&write, &answer.to_line()).await {

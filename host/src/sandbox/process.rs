@@ -340,6 +340,7 @@ struct KillOnDrop {
 
 impl KillOnDrop {
     fn new(tree: Arc<ProcessTree>) -> KillOnDrop {
+        lock(&LIVE_TREES).push(tree.clone());
         KillOnDrop { tree, armed: true }
     }
 
@@ -350,8 +351,19 @@ impl KillOnDrop {
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
+        lock(&LIVE_TREES).retain(|tree| !Arc::ptr_eq(tree, &self.tree));
         if self.armed {
             self.tree.kill_all();
         }
     }
+}
+
+/// The trees of the calls running now (a background run leaves it when handed off).
+static LIVE_TREES: Mutex<Vec<Arc<ProcessTree>>> = Mutex::new(Vec::new());
+
+/// Stops the trees of every call still running (server exit, which may not wait for the
+/// calls' own futures to be dropped). Blocks up to `EXEC_KILL_GRACE_MS`.
+pub fn terminate_running() {
+    let trees: Vec<Arc<ProcessTree>> = lock(&LIVE_TREES).clone();
+    terminate_blocking(&trees);
 }

@@ -221,7 +221,9 @@ impl Service {
         }
     }
 
-    pub fn terminate_background(&self) {
+    /// Server exit: stops every child still alive, of running calls and background runs.
+    pub fn terminate_children(&self) {
+        crate::sandbox::process::terminate_running();
         self.sandbox.terminate_background();
     }
 }

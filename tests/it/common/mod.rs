@@ -157,21 +157,7 @@ impl McpClient {
 
     /// Like [`McpClient::spawn_as`], with the server's stderr (its log) sent to `stderr`.
     pub fn spawn_with_stderr(command: &mut Command, client_name: &str, stderr: Stdio) -> Self {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("spawn cm serve");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut client = Self {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
-            initialize_reply: serde_json::Value::Null,
-        };
+        let mut client = Self::start(command, stderr);
         client.initialize_reply = client.request(
             "initialize",
             serde_json::json!({
@@ -182,6 +168,25 @@ impl McpClient {
         );
         client.notify("notifications/initialized", serde_json::json!({}));
         client
+    }
+
+    /// Starts `command` (which must run `cm serve`) with no handshake yet.
+    pub fn start(command: &mut Command, stderr: Stdio) -> Self {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("spawn cm serve");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Self {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+            initialize_reply: serde_json::Value::Null,
+        }
     }
 
     pub fn send(&mut self, message: &serde_json::Value) {
@@ -218,6 +223,39 @@ impl McpClient {
                     .unwrap_or_else(|| message.get("error").cloned().unwrap_or_default());
             }
         }
+    }
+
+    /// Sends a `tools/call` without waiting for its reply.
+    pub fn start_tool_call(&mut self, name: &str, arguments: serde_json::Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            &serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+            "params":{"name":name,"arguments":arguments}}),
+        );
+    }
+
+    /// Closes the server's stdin (the agent going away) without waiting.
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// Waits for the exit, at most `limit` (a liveness bound); then everything the server
+    /// wrote to stdout after what was already read.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<(std::process::ExitStatus, String)> {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.stdout, &mut rest);
+        Some((status, rest))
     }
 
     /// Calls a tool; returns (text of all content blocks, isError).

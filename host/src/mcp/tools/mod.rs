@@ -153,9 +153,13 @@ impl ToolSpec {
                 let params = parse::<P>(name, raw)?;
                 let prepared: Prepared = Box::new(move |service, raw| {
                     Box::pin(async move {
-                        tokio::task::spawn_blocking(move || run(&service, params, &raw))
-                            .await
-                            .unwrap_or_else(|e| Reply::error(format!("tool failed: {e}")))
+                        let running = super::lifecycle::BlockingCall::start();
+                        tokio::task::spawn_blocking(move || {
+                            let _running = running;
+                            run(&service, params, &raw)
+                        })
+                        .await
+                        .unwrap_or_else(|e| Reply::error(format!("tool failed: {e}")))
                     })
                 });
                 Ok(prepared)
