@@ -23,6 +23,7 @@ mod mcp_framing;
 mod mcp_knowledge;
 mod mcp_sandbox;
 mod mcp_sandbox_rules;
+mod mcp_schemas;
 mod mcp_server;
 mod plugins_cli;
 mod policy_chain;

@@ -112,12 +112,17 @@ impl JsonSchema for BatchCommand {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "type": "object",
-            "properties": {
-                "label": { "type": "string", "description": "Section title of this command's output" },
-                "command": { "type": "string", "description": "Shell command line" }
-            },
-            "required": ["command"]
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "label": { "type": "string", "description": "Section title of this command's output" },
+                        "command": { "type": "string", "description": "Shell command line" }
+                    },
+                    "required": ["command"]
+                },
+                { "type": "string", "description": "A command line alone; its first line is its label" }
+            ]
         })
     }
 }

@@ -11,6 +11,7 @@ mod execute_file;
 mod fetch_and_index;
 mod index;
 mod insight;
+pub mod portable;
 mod purge;
 mod resume;
 mod search;
@@ -207,15 +208,12 @@ fn parse<T: DeserializeOwned>(tool: &str, raw: &Value) -> Result<T, Undecodable>
     })
 }
 
-/// The JSON schema of a parameter struct, as MCP wants it (always an object schema).
+/// The JSON schema of a parameter struct, as MCP wants it (always an object schema),
+/// in the subset every client accepts ([`portable`]).
 fn schema_of<T: schemars::JsonSchema>() -> Arc<JsonObject> {
     let schema = schemars::schema_for!(T);
-    let mut map = match serde_json::to_value(schema) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => JsonObject::new(),
-    };
-    map.entry("type").or_insert_with(|| "object".into());
-    Arc::new(map)
+    let value = serde_json::to_value(schema).unwrap_or_default();
+    Arc::new(portable::portable(value))
 }
 
 #[cfg(test)]
