@@ -18,6 +18,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "readiness",
             "upgrade",
             "model",
+            "worktree",
         ],
     ),
     (

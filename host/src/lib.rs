@@ -26,3 +26,4 @@ pub mod setup;
 pub mod store;
 pub mod timestamp;
 pub mod upgrade;
+pub mod worktree;

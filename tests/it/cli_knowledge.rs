@@ -285,3 +285,89 @@ fn the_rules_and_the_project_bounds_hold_at_the_terminal() {
     let leaked = stdout(&run(sandbox.cm(), &["search", "gharial"]));
     assert!(leaked.contains("no results"), "{leaked}");
 }
+
+fn run_with_stdin(mut command: Command, args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cm");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait cm")
+}
+
+/// `cm purge`: ctx_purge's scopes from a terminal; it shows what goes and asks first
+/// (only `y` deletes), `--yes` does not ask, `--dry-run` deletes nothing, and a purge
+/// with no scope is a usage error.
+#[test]
+fn purge_from_the_terminal_asks_first_and_dry_run_deletes_nothing() {
+    let sandbox = Sandbox::new();
+    docs(&sandbox);
+    assert!(
+        run(
+            sandbox.cm(),
+            &["index", "docs/deploy.md", "--source", "deploy-notes"]
+        )
+        .status
+        .success()
+    );
+    assert!(
+        run(
+            sandbox.cm(),
+            &["index", "docs/ops/alerts.md", "--source", "alerts"]
+        )
+        .status
+        .success()
+    );
+    let found = |query: &str| stdout(&run(sandbox.cm(), &["search", query]));
+
+    let dry = run(sandbox.cm(), &["purge", "--source", "deploy", "--dry-run"]);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert!(
+        stdout(&dry).starts_with("Would delete from sources matching \"deploy\": 1 source"),
+        "{}",
+        stdout(&dry)
+    );
+    assert!(found("rollback").contains("deploy-notes"));
+
+    let declined = run_with_stdin(sandbox.cm(), &["purge", "--source", "deploy"], "n\n");
+    assert!(declined.status.success(), "{}", stderr(&declined));
+    assert!(stderr(&declined).contains("[y/N]"), "{}", stderr(&declined));
+    assert_eq!(stdout(&declined), "Nothing deleted.\n");
+    assert!(found("rollback").contains("deploy-notes"));
+
+    let accepted = run_with_stdin(sandbox.cm(), &["purge", "--source", "deploy"], "y\n");
+    assert!(accepted.status.success(), "{}", stderr(&accepted));
+    assert!(
+        stdout(&accepted).starts_with("Deleted from sources matching \"deploy\""),
+        "{}",
+        stdout(&accepted)
+    );
+    assert!(!found("rollback").contains("deploy-notes"));
+
+    let all = run(sandbox.cm(), &["purge", "--project", "--yes"]);
+    assert!(all.status.success(), "{}", stderr(&all));
+    assert!(
+        stdout(&all).starts_with("Deleted from the whole project"),
+        "{}",
+        stdout(&all)
+    );
+    assert!(!found("pager").contains("alerts"));
+
+    let nothing = run(sandbox.cm(), &["purge"]);
+    assert!(!nothing.status.success());
+    assert!(
+        stderr(&nothing).contains("--source"),
+        "{}",
+        stderr(&nothing)
+    );
+}

@@ -344,8 +344,10 @@ fn a_read_deny_rule_refuses_indexing_env_files() {
     assert!(reply.contains("config/app.md"), "{reply}");
 }
 
+/// 2.0's shape: a named source or session is purged as asked (`ctx_purge {source}`);
+/// the whole project still takes `confirm: true`, and `confirm: false` deletes nothing.
 #[test]
-fn purge_requires_confirm_and_says_what_it_deleted() {
+fn purge_by_source_as_2_0_the_whole_project_only_confirmed() {
     let sandbox = Sandbox::new();
     let mut client = sandbox.live_server();
     index_content(&mut client, GUIDE, "guide");
@@ -355,13 +357,18 @@ fn purge_requires_confirm_and_says_what_it_deleted() {
         "other",
     );
 
-    let (reply, is_error) = client.call_tool("ctx_purge", json!({"source": "guide"}));
-    assert!(is_error, "{reply}");
-    assert!(reply.contains("confirm: true"), "{reply}");
+    for refused in [
+        json!({"scope": "project"}),
+        json!({}),
+        json!({"source": "guide", "confirm": false}),
+    ] {
+        let (reply, is_error) = client.call_tool("ctx_purge", refused.clone());
+        assert!(is_error, "{refused}: {reply}");
+        assert!(reply.contains("confirm"), "{refused}: {reply}");
+    }
     assert!(search(&mut client, json!({"queries": ["zephyrctl"]})).contains("Rollback"));
 
-    let (reply, is_error) =
-        client.call_tool("ctx_purge", json!({"source": "guide", "confirm": "true"}));
+    let (reply, is_error) = client.call_tool("ctx_purge", json!({"source": "guide"}));
     assert!(!is_error, "{reply}");
     assert!(
         reply.starts_with("Deleted from sources matching \"guide\": 1 source ("),
@@ -383,6 +390,85 @@ fn purge_requires_confirm_and_says_what_it_deleted() {
     assert!(reply.contains("other"), "{reply}");
     let reply = search(&mut client, json!({"queries": ["axolotl"]}));
     assert!(reply.contains("no results"), "{reply}");
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// 2.0's search scopes: `worktree` (the default) is what was indexed in this checkout,
+/// `project` adds the repository's other git worktrees (their hits named by worktree),
+/// `session` only this session; an unknown scope names the three.
+#[test]
+fn search_scopes_worktree_by_default_project_across_worktrees() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.project, &["init", "-q"]);
+    git(
+        &sandbox.project,
+        &["commit", "-q", "--allow-empty", "-m", "init"],
+    );
+    let other = sandbox.project.parent().expect("parent").join("feature-wt");
+    git(
+        &sandbox.project,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            other.to_str().expect("utf-8"),
+            "-b",
+            "feature",
+        ],
+    );
+    {
+        let mut command = sandbox.cm();
+        command.current_dir(&other);
+        let mut there = McpClient::spawn(command);
+        index_content(
+            &mut there,
+            "# Feature\n\nThe quokka migration plan.\n",
+            "plan",
+        );
+    }
+    let mut client = sandbox.live_server();
+    index_content(
+        &mut client,
+        "# Here\n\nThe quokka checklist of main.\n",
+        "checklist",
+    );
+
+    for default in [
+        json!({"queries": ["quokka"]}),
+        json!({"queries": ["quokka"], "scope": "worktree"}),
+    ] {
+        let reply = search(&mut client, default);
+        assert!(
+            reply.contains("checklist") && !reply.contains("plan"),
+            "{reply}"
+        );
+    }
+    let reply = search(
+        &mut client,
+        json!({"queries": ["quokka"], "scope": "project"}),
+    );
+    assert!(reply.contains("checklist"), "{reply}");
+    assert!(reply.contains("feature-wt: plan"), "{reply}");
+    let (reply, is_error) = client.call_tool(
+        "ctx_search",
+        json!({"queries": ["quokka"], "scope": "galaxy"}),
+    );
+    assert!(is_error, "{reply}");
+    assert!(reply.contains("\"worktree\""), "{reply}");
 }
 
 #[test]

@@ -849,3 +849,30 @@ fn background_logs_of_a_killed_server_are_removed_at_the_next_start() {
         dir.display()
     );
 }
+
+/// `ctx_batch` is 2.0's name of `ctx_batch_execute`: listed beside it (a host lets the
+/// model call only listed tools), same reply, and 2.0's plain-string commands.
+#[test]
+fn ctx_batch_is_listed_and_runs_2_0_string_commands() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let listed = client.request("tools/list", json!({}));
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"ctx_batch") && names.contains(&"ctx_batch_execute"),
+        "{names:?}"
+    );
+    let arguments =
+        json!({"commands": ["echo alpaca-first", "echo vicuna-second"], "queries": ["vicuna"]});
+    let (batch, is_error) = client.call_tool("ctx_batch", arguments.clone());
+    assert!(!is_error, "{batch}");
+    assert!(batch.contains("vicuna-second"), "{batch}");
+    let (execute, is_error) = client.call_tool("ctx_batch_execute", arguments);
+    assert!(!is_error, "{execute}");
+    assert!(execute.contains("vicuna-second"), "{execute}");
+}

@@ -9,6 +9,7 @@ pub const CTX_TOOLS: &[&str] = &[
     "ctx_execute",
     "ctx_execute_file",
     "ctx_batch_execute",
+    "ctx_batch",
     "ctx_index",
     "ctx_search",
     "ctx_fetch_and_index",

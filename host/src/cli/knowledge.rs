@@ -38,7 +38,7 @@ pub struct SearchArgs {
 }
 
 /// The service of this project for one terminal command.
-fn open_service() -> anyhow::Result<Service> {
+pub(super) fn open_service() -> anyhow::Result<Service> {
     let root = super::data_root()?;
     // No project is this command's error, not a refusal of every call.
     let project_dir = crate::paths::project_dir()?;

@@ -3,6 +3,7 @@
 mod doctor;
 mod knowledge;
 mod plugin;
+mod purge;
 mod report;
 mod setup;
 mod upgrade;
@@ -42,6 +43,8 @@ enum Command {
     Index(knowledge::IndexArgs),
     /// Search the project's knowledge base.
     Search(knowledge::SearchArgs),
+    /// Delete indexed content: a source, a session or the whole project (asks first).
+    Purge(purge::PurgeArgs),
     /// Check the installation: SQLite, data root, runtimes, plugins, the MCP server.
     /// Exits 1 when a check fails.
     Doctor(doctor::DoctorArgs),
@@ -83,6 +86,7 @@ pub fn main() -> ExitCode {
         Command::Plugin { command } => plugin::run(command),
         Command::Index(args) => knowledge::index(args),
         Command::Search(args) => knowledge::search(args),
+        Command::Purge(args) => purge::run(args),
         Command::Doctor(args) => return doctor::run(args),
         Command::Setup(args) => setup::run(args),
         Command::Upgrade => upgrade::run(),

@@ -241,6 +241,15 @@ pub fn flood_redirect(call: u32, window: Duration) -> String {
 }
 
 pub fn purged(scope: &PurgeScope, report: &PurgeReport) -> String {
+    purge_text(scope, report, "Deleted from")
+}
+
+/// What a dry run of that purge would delete.
+pub fn would_purge(scope: &PurgeScope, report: &PurgeReport) -> String {
+    purge_text(scope, report, "Would delete from")
+}
+
+fn purge_text(scope: &PurgeScope, report: &PurgeReport, verb: &str) -> String {
     let what = match scope {
         PurgeScope::Session(id) => format!("session {id}"),
         PurgeScope::Source(pattern) => format!("sources matching \"{pattern}\""),
@@ -268,7 +277,7 @@ pub fn purged(scope: &PurgeScope, report: &PurgeReport) -> String {
     if parts.is_empty() {
         format!("Nothing to delete for {what}.")
     } else {
-        format!("Deleted from {what}: {}.", parts.join("; "))
+        format!("{verb} {what}: {}.", parts.join("; "))
     }
 }
 

@@ -30,8 +30,9 @@ pub use memory::{MEMORY_FILE_NAMES, MemoryIndexReport, index_memory_files};
 pub use query::ParsedQuery;
 pub use snippet::make_snippet;
 pub use tools::{
-    IndexParams, PurgeParams, SearchParams, ToolContext, ToolReply, ctx_index, ctx_index_with,
-    ctx_purge, ctx_search,
+    IndexParams, OtherWorktree, PurgeParams, SearchParams, SearchScope, ToolContext, ToolReply,
+    ctx_index, ctx_index_with, ctx_purge, ctx_purge_preview, ctx_search, ctx_search_with,
+    purge_scope,
 };
 pub use walk::{
     IndexPathError, PathIndexReport, WalkHooks, WalkOptions, index_path, index_path_with,

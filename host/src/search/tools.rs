@@ -97,7 +97,8 @@ pub struct SearchParams {
     pub source: Option<String>,
     /// "code" or "prose".
     pub content_type: Option<String>,
-    /// "project" (default) or "session" (only what this session indexed).
+    /// "worktree" (default: what was indexed in this checkout), "session" (only this
+    /// session) or "project" (also the repository's other git worktrees).
     pub scope: Option<String>,
     /// "relevance" (default) or "timeline" (the best matches, oldest first).
     pub sort: Option<String>,
@@ -107,7 +108,7 @@ pub struct SearchParams {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PurgeParams {
-    /// Must be true: purging cannot be undone.
+    /// Must be true to delete the whole project; false deletes nothing.
     #[serde(default, deserialize_with = "crate::lenient::opt_bool")]
     pub confirm: Option<bool>,
     /// "session", "source" or "project" (default: "source" when `source` is given, else "project").
@@ -218,12 +219,56 @@ pub fn ctx_index_with(
     }
 }
 
+/// Where `ctx_search` looks (2.0's scopes; `project` and `global` of 1.x are accepted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchScope {
+    /// Only what this session indexed or journalled.
+    Session,
+    /// This project's store: what was indexed in this checkout (the default).
+    Worktree,
+    /// This store and the stores of the repository's other git worktrees.
+    Project,
+}
+
+impl SearchScope {
+    /// The scope a `scope` argument names, or the one line saying what it may be.
+    pub fn parse(scope: Option<&str>) -> Result<SearchScope, ToolReply> {
+        match scope.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("worktree") => Ok(SearchScope::Worktree),
+            Some("project") | Some("global") | Some("all") => Ok(SearchScope::Project),
+            Some("session") => Ok(SearchScope::Session),
+            Some(other) => Err(ToolReply::error(format!(
+                "scope must be \"session\", \"worktree\" or \"project\", got {other:?}"
+            ))),
+        }
+    }
+}
+
+/// Another git worktree's store, searched for scope `project`.
+pub struct OtherWorktree {
+    /// How its hits are labelled: the worktree's directory name.
+    pub name: String,
+    pub store: Store,
+}
+
 /// `ctx_search`: answer each query from the index, throttled by the flood guard.
 pub fn ctx_search(
     store: &Store,
     cx: &ToolContext<'_>,
     flood: &FloodGuard,
     params: &SearchParams,
+) -> ToolReply {
+    ctx_search_with(store, cx, flood, params, &[])
+}
+
+/// [`ctx_search`], with `others` searched too (scope `project`); their journal rows are left out, a
+/// `ctx_resume` pointer would name a row of the wrong store.
+pub fn ctx_search_with(
+    store: &Store,
+    cx: &ToolContext<'_>,
+    flood: &FloodGuard,
+    params: &SearchParams,
+    others: &[OtherWorktree],
 ) -> ToolReply {
     let queries: Vec<&str> = params
         .queries
@@ -257,19 +302,10 @@ pub fn ctx_search(
             }
         },
     };
-    let scope = match params
-        .scope
-        .as_deref()
-        .map(|s| s.trim().to_ascii_lowercase())
-        .as_deref()
-    {
-        None | Some("") | Some("project") | Some("global") | Some("all") => Scope::Project,
-        Some("session") => Scope::Session,
-        Some(other) => {
-            return ToolReply::error(format!(
-                "scope must be \"session\" or \"project\", got {other:?}"
-            ));
-        }
+    let scope = match SearchScope::parse(params.scope.as_deref()) {
+        Ok(SearchScope::Session) => Scope::Session,
+        Ok(_) => Scope::Project,
+        Err(reply) => return reply,
     };
     let sort = match params
         .sort
@@ -309,7 +345,12 @@ pub fn ctx_search(
     let mut answers = Vec::with_capacity(queries.len());
     for query in &queries {
         match search(store, query, &options) {
-            Ok(outcome) => answers.push((*query, outcome)),
+            Ok(mut outcome) => {
+                for other in others {
+                    add_hits_of(other, query, &options, &mut outcome);
+                }
+                answers.push((*query, outcome));
+            }
             Err(err) => return ToolReply::error(format!("ctx_search failed: {err}")),
         }
     }
@@ -330,6 +371,31 @@ pub fn ctx_search(
     ToolReply::ok(format::cap(text, OUTPUT_CAP_BYTES))
 }
 
+/// Merges another worktree's chunk hits into `outcome` by score, keeping `limit`.
+fn add_hits_of(
+    other: &OtherWorktree,
+    query: &str,
+    options: &SearchOptions<'_>,
+    outcome: &mut super::SearchOutcome,
+) {
+    match search(&other.store, query, options) {
+        Ok(found) => {
+            let chunks = found
+                .hits
+                .into_iter()
+                .filter(|hit| matches!(hit.key, super::HitRef::Chunk { .. }));
+            for mut hit in chunks {
+                hit.source_label = format!("{}: {}", other.name, hit.source_label);
+                hit.origin = super::HitOrigin::EarlierSession;
+                outcome.hits.push(hit);
+            }
+            outcome.hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+            outcome.hits.truncate(options.limit);
+        }
+        Err(err) => tracing::warn!("search of worktree {} failed: {err}", other.name),
+    }
+}
+
 /// Snippet bytes per result so that all results of all queries fit the output cap.
 fn snippet_budget(queries: usize, limit: usize) -> usize {
     const HEADER_BYTES_PER_QUERY: usize = 160;
@@ -341,13 +407,19 @@ fn snippet_budget(queries: usize, limit: usize) -> usize {
         .clamp(MIN_SNIPPET_BYTES, SNIPPET_MAX_BYTES)
 }
 
-/// `ctx_purge`: delete by session, source or the whole project; says what went.
-pub fn ctx_purge(store: &mut Store, cx: &ToolContext<'_>, params: &PurgeParams) -> ToolReply {
-    if params.confirm != Some(true) {
-        return ToolReply::error(
-            "ctx_purge deletes indexed data and cannot be undone; call it again with confirm: true \
-             (scope: \"session\", \"source\" with source, or \"project\")",
-        );
+/// What a `ctx_purge` call deletes, or the one line saying why it deletes nothing.
+/// 2.0 purges a named source or session as asked; the whole project, everything
+/// indexed, takes `confirm: true` (1.x's guard, kept where it matters: ADR 20). An
+/// explicit `confirm: false` deletes nothing.
+pub fn purge_scope(
+    cx: &ToolContext<'_>,
+    params: &PurgeParams,
+    confirmed_elsewhere: bool,
+) -> Result<PurgeScope, ToolReply> {
+    if params.confirm == Some(false) {
+        return Err(ToolReply::error(
+            "ctx_purge: confirm is false, nothing deleted",
+        ));
     }
     let source = params
         .source
@@ -364,7 +436,9 @@ pub fn ctx_purge(store: &mut Store, cx: &ToolContext<'_>, params: &PurgeParams) 
             PurgeScope::Source(label.to_string())
         }
         (Some("source"), None) => {
-            return ToolReply::error("scope \"source\" needs source: part of the labels to delete");
+            return Err(ToolReply::error(
+                "scope \"source\" needs source: part of the labels to delete",
+            ));
         }
         (Some("session"), _) => PurgeScope::Session(
             params
@@ -377,13 +451,36 @@ pub fn ctx_purge(store: &mut Store, cx: &ToolContext<'_>, params: &PurgeParams) 
         ),
         (Some("project") | Some("all"), _) | (None, None) => PurgeScope::Project,
         (Some(other), _) => {
-            return ToolReply::error(format!(
+            return Err(ToolReply::error(format!(
                 "scope must be \"session\", \"source\" or \"project\", got {other:?}"
-            ));
+            )));
         }
+    };
+    if scope == PurgeScope::Project && params.confirm != Some(true) && !confirmed_elsewhere {
+        return Err(ToolReply::error(
+            "ctx_purge of the whole project deletes everything indexed and cannot be undone; \
+             call it again with confirm: true, or give source or scope \"session\" to delete less",
+        ));
+    }
+    Ok(scope)
+}
+
+/// `ctx_purge`: delete by session, source or the whole project; says what went.
+pub fn ctx_purge(store: &mut Store, cx: &ToolContext<'_>, params: &PurgeParams) -> ToolReply {
+    let scope = match purge_scope(cx, params, false) {
+        Ok(scope) => scope,
+        Err(reply) => return reply,
     };
     match store.purge(&scope) {
         Ok(report) => ToolReply::ok(format::purged(&scope, &report)),
+        Err(err) => ToolReply::error(format!("ctx_purge failed: {err}")),
+    }
+}
+
+/// What [`ctx_purge`] would delete, deleting nothing (`cm purge --dry-run`).
+pub fn ctx_purge_preview(store: &mut Store, scope: &PurgeScope) -> ToolReply {
+    match store.purge_preview(scope) {
+        Ok(report) => ToolReply::ok(format::would_purge(scope, &report)),
         Err(err) => ToolReply::error(format!("ctx_purge failed: {err}")),
     }
 }

@@ -13,8 +13,9 @@ use crate::fetch::{
 };
 use crate::limits::FETCH_PREVIEW_BYTES;
 use crate::search::{
-    IndexParams, PathIndexReport, PurgeParams, SearchParams, ToolContext, ToolReply, WalkHooks,
-    ctx_index_with, ctx_purge, ctx_search, distinctive_terms, index_document,
+    IndexParams, OtherWorktree, PathIndexReport, PurgeParams, SearchParams, SearchScope,
+    ToolContext, ToolReply, WalkHooks, ctx_index_with, ctx_purge, ctx_purge_preview,
+    ctx_search_with, distinctive_terms, index_document, purge_scope,
 };
 use crate::store::{NewSource, SourceKind, Store, content_hash};
 
@@ -65,18 +66,45 @@ pub fn search_from_terminal(service: &Service, params: &SearchParams) -> Reply {
     answer(service, params)
 }
 
-/// Answers each query from the project's store.
+/// Answers each query from the project's store (and, for scope `project`, the stores
+/// of the repository's other worktrees).
 fn answer(service: &Service, params: &SearchParams) -> Reply {
+    let others = match SearchScope::parse(params.scope.as_deref()) {
+        Ok(SearchScope::Project) => other_worktree_stores(service),
+        _ => Vec::new(),
+    };
     let store = match service.store() {
         Ok(store) => store,
         Err(reply) => return reply,
     };
-    reply(ctx_search(
+    reply(ctx_search_with(
         &store,
         &service.tool_context(),
         &service.flood,
         params,
+        &others,
     ))
+}
+
+/// The stores the repository's other worktrees have (none is created for the asking).
+fn other_worktree_stores(service: &Service) -> Vec<OtherWorktree> {
+    crate::worktree::other_worktrees(&service.project_dir)
+        .into_iter()
+        .filter_map(|dir| {
+            let db = crate::paths::project_db(&service.root, &dir);
+            if !db.is_file() {
+                return None;
+            }
+            let store = Store::open_path(&db)
+                .map_err(|e| tracing::warn!("cannot open the store of {}: {e}", dir.display()))
+                .ok()?;
+            let name = dir.file_name().map_or_else(
+                || dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            Some(OtherWorktree { name, store })
+        })
+        .collect()
 }
 
 /// Indexes content, or a path the rules let be read, walking no further than the
@@ -153,6 +181,21 @@ pub fn purge(service: &Service, params: PurgeParams) -> Reply {
         Err(reply) => return reply,
     };
     reply(ctx_purge(&mut store, &service.tool_context(), &params))
+}
+
+/// What a purge with these parameters would delete, deleting nothing; its confirmation
+/// is the caller's (`cm purge` asks at the terminal).
+pub fn purge_preview(service: &Service, params: &PurgeParams) -> Reply {
+    let cx = service.tool_context();
+    let scope = match purge_scope(&cx, params, true) {
+        Ok(scope) => scope,
+        Err(refusal) => return reply(refusal),
+    };
+    let mut store = match service.store() {
+        Ok(store) => store,
+        Err(reply) => return reply,
+    };
+    reply(ctx_purge_preview(&mut store, &scope))
 }
 
 pub async fn fetch_and_index(

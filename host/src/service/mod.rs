@@ -26,7 +26,7 @@ use crate::store::Store;
 pub use doctor::{DoctorParams, doctor};
 pub use execute::{batch_execute, execute, execute_file};
 pub use knowledge::{
-    fetch_and_index, index, index_from_terminal, purge, search, search_from_terminal,
+    fetch_and_index, index, index_from_terminal, purge, purge_preview, search, search_from_terminal,
 };
 pub use policy_context::policy_context;
 pub use report::{

@@ -373,56 +373,18 @@ impl Store {
 
     /// Deletes what `scope` names, gives the space back to the file system when the
     /// purge emptied much of a file, and reports what went.
+    /// What [`Store::purge`] would delete: the same deletes in a transaction that is
+    /// rolled back (the chunk index files are not touched).
+    pub fn purge_preview(&mut self, scope: &PurgeScope) -> Result<PurgeReport> {
+        let tx = self.conn.transaction()?;
+        let (report, _, _) = purge_rows(&tx, scope)?;
+        tx.rollback()?;
+        Ok(report)
+    }
+
     pub fn purge(&mut self, scope: &PurgeScope) -> Result<PurgeReport> {
         let index_present = self.index_present();
-        let (report, gone, stored_chunks) = self.write(|tx| {
-            let stored_chunks: i64 =
-                tx.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
-            let mut report = PurgeReport::default();
-            let mut gone = Vec::new();
-            match scope {
-                PurgeScope::Source(pattern) => {
-                    let ids = source_ids(
-                        tx,
-                        "SELECT id FROM sources WHERE label LIKE '%' || ?1 || '%' ESCAPE '\\'",
-                        params![like_escape(pattern)],
-                    )?;
-                    gone = delete_sources_reporting(tx, &ids, &mut report)?;
-                }
-                PurgeScope::Session(session) => {
-                    let ids = source_ids(
-                        tx,
-                        "SELECT id FROM sources WHERE session_id = ?1 AND origin = 'session'",
-                        params![session],
-                    )?;
-                    gone = delete_sources_reporting(tx, &ids, &mut report)?;
-                    report.journal_rows =
-                        tx.execute("DELETE FROM journal WHERE session_id = ?1", [session])?;
-                    report.state_blocks =
-                        tx.execute("DELETE FROM state_blocks WHERE session_id = ?1", [session])?;
-                    tx.execute("DELETE FROM sessions WHERE session_id = ?1", [session])?;
-                }
-                PurgeScope::Project => {
-                    let ids = source_ids(tx, "SELECT id FROM sources ORDER BY id", [])?;
-                    report.labels = labels_of(tx, &ids)?;
-                    report.sources = ids.len();
-                    report.chunks = tx.execute("DELETE FROM chunks", [])?;
-                    tx.execute("DELETE FROM sources", [])?;
-                    report.journal_rows = tx.execute("DELETE FROM journal", [])?;
-                    report.state_blocks = tx.execute("DELETE FROM state_blocks", [])?;
-                    report.stats_rows = tx.execute("DELETE FROM tool_stats", [])?;
-                    tx.execute("DELETE FROM hook_timings", [])?;
-                    tx.execute("DELETE FROM sessions", [])?;
-                    for table in ["journal_fts", "journal_trigram"] {
-                        tx.execute(
-                            &format!("INSERT INTO {table}({table}) VALUES ('optimize')"),
-                            [],
-                        )?;
-                    }
-                }
-            }
-            Ok((report, gone, stored_chunks))
-        })?;
+        let (report, gone, stored_chunks) = self.write(|tx| purge_rows(tx, scope))?;
         if index_present && *scope == PurgeScope::Project {
             let cleared = self.index_parts().and_then(|(_, files)| Ok(files.clear()?));
             // A damaged file is moved aside instead: rebuilt from no chunks, it is empty.
@@ -442,6 +404,58 @@ impl Store {
         }
         Ok(report)
     }
+}
+
+/// The row deletes of a purge: (what went, chunk ids gone, chunks stored before).
+fn purge_rows(
+    tx: &Transaction<'_>,
+    scope: &PurgeScope,
+) -> rusqlite::Result<(PurgeReport, Vec<i64>, i64)> {
+    let stored_chunks: i64 = tx.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+    let mut report = PurgeReport::default();
+    let mut gone = Vec::new();
+    match scope {
+        PurgeScope::Source(pattern) => {
+            let ids = source_ids(
+                tx,
+                "SELECT id FROM sources WHERE label LIKE '%' || ?1 || '%' ESCAPE '\\'",
+                params![like_escape(pattern)],
+            )?;
+            gone = delete_sources_reporting(tx, &ids, &mut report)?;
+        }
+        PurgeScope::Session(session) => {
+            let ids = source_ids(
+                tx,
+                "SELECT id FROM sources WHERE session_id = ?1 AND origin = 'session'",
+                params![session],
+            )?;
+            gone = delete_sources_reporting(tx, &ids, &mut report)?;
+            report.journal_rows =
+                tx.execute("DELETE FROM journal WHERE session_id = ?1", [session])?;
+            report.state_blocks =
+                tx.execute("DELETE FROM state_blocks WHERE session_id = ?1", [session])?;
+            tx.execute("DELETE FROM sessions WHERE session_id = ?1", [session])?;
+        }
+        PurgeScope::Project => {
+            let ids = source_ids(tx, "SELECT id FROM sources ORDER BY id", [])?;
+            report.labels = labels_of(tx, &ids)?;
+            report.sources = ids.len();
+            report.chunks = tx.execute("DELETE FROM chunks", [])?;
+            tx.execute("DELETE FROM sources", [])?;
+            report.journal_rows = tx.execute("DELETE FROM journal", [])?;
+            report.state_blocks = tx.execute("DELETE FROM state_blocks", [])?;
+            report.stats_rows = tx.execute("DELETE FROM tool_stats", [])?;
+            tx.execute("DELETE FROM hook_timings", [])?;
+            tx.execute("DELETE FROM sessions", [])?;
+            for table in ["journal_fts", "journal_trigram"] {
+                tx.execute(
+                    &format!("INSERT INTO {table}({table}) VALUES ('optimize')"),
+                    [],
+                )?;
+            }
+        }
+    }
+    Ok((report, gone, stored_chunks))
 }
 
 fn source_ids(

@@ -104,7 +104,7 @@ fn collect_ctx(call: &ToolCall, input: &Value, project_dir: &str, subjects: &mut
                 subjects.read_path = file_path(call, input, project_dir);
             }
         }
-        "ctx_batch_execute" => {
+        "ctx_batch_execute" | "ctx_batch" => {
             subjects.shell = batch_commands(input.get("commands"))
                 .iter()
                 .flat_map(|c| shell::split(c))

@@ -34,6 +34,7 @@ pub fn all() -> Vec<ToolSpec> {
         execute::spec(),
         execute_file::spec(),
         batch_execute::spec(),
+        batch_execute::spec_2_0(),
         index::spec(),
         search::spec(),
         fetch_and_index::spec(),

@@ -13,9 +13,9 @@ WHEN NOT:
 RETURNS:
 - What was deleted: sources and chunk counts
 EXAMPLE:
-- {\"confirm\": true, \"scope\": \"source\", \"source\": \"old docs\"}
+- {\"source\": \"old docs\"}
 DESTRUCTIVE:
-- Deletion cannot be undone; confirm must be true
+- Deletion cannot be undone; the whole project also needs confirm: true
 SCOPES:
 - session (this or a given sessionId), source (partial label match), project (everything)";
 

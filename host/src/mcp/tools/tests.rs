@@ -92,6 +92,7 @@ fn the_calls_that_carry_megabytes_are_bulk() {
             "ctx_execute",
             "ctx_execute_file",
             "ctx_batch_execute",
+            "ctx_batch",
             "ctx_index",
             "ctx_fetch_and_index",
             "ctx_purge",

@@ -339,7 +339,7 @@ fn ctx_execute_embedded_shell_calls_are_checked() {
 }
 
 #[test]
-fn ctx_batch_execute_commands_in_every_shape() {
+fn ctx_batch_execute_commands_in_every_shape_under_both_names() {
     let context = context(&[("Bash(rm:*)", Deny, User)]);
     let shapes = [
         serde_json::json!({ "commands": [{ "label": "a", "command": "ls" }, { "label": "b", "command": "rm -rf x" }] }),
@@ -348,13 +348,15 @@ fn ctx_batch_execute_commands_in_every_shape() {
         serde_json::json!({ "commands": "rm -rf x" }),
     ];
     for input in shapes {
-        assert!(
-            matches!(
-                action(&ctx("ctx_batch_execute", input.clone()), &context),
-                Action::Deny(_)
-            ),
-            "{input}"
-        );
+        for tool in ["ctx_batch_execute", "ctx_batch"] {
+            assert!(
+                matches!(
+                    action(&ctx(tool, input.clone()), &context),
+                    Action::Deny(_)
+                ),
+                "{tool} {input}"
+            );
+        }
     }
 }
 
