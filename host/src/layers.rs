@@ -10,6 +10,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         "foundation",
         &[
             "limits",
+            "env",
             "human",
             "lenient",
             "timestamp",

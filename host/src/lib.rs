@@ -4,6 +4,7 @@
 pub mod chunk;
 pub mod cli;
 pub mod doctor;
+pub mod env;
 pub mod fetch;
 pub mod hooks;
 pub mod human;

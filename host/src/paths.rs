@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// Environment variable that moves the data root; must be absolute.
-pub const DATA_DIR_ENV: &str = "CONTEXT_MODE_DIR";
+pub const DATA_DIR_ENV: &str = crate::env::DATA_DIR;
 
 /// Why the data root cannot be determined.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -15,13 +15,32 @@ pub enum DataRootError {
 }
 
 /// The data root: `CONTEXT_MODE_DIR` when set to an absolute path (empty or
-/// whitespace counts as unset), else `~/.context-mode`.
+/// whitespace counts as unset), else 2.0's `CONTEXT_MODE_DATA_DIR` (see
+/// [`data_dir_2_0`]), else `~/.context-mode`.
 pub fn data_root() -> Result<PathBuf, DataRootError> {
-    data_root_from(std::env::var_os(DATA_DIR_ENV), home_dir())
+    let second = data_dir_2_0(std::env::var_os(crate::env::DATA_DIR_2_0), home_dir());
+    data_root_from(std::env::var_os(DATA_DIR_ENV), second, home_dir())
+}
+
+/// `CONTEXT_MODE_DATA_DIR` as upstream 2.0 reads it: blank is unset, a leading `~`
+/// is HOME, a relative path is made absolute against the working directory.
+fn data_dir_2_0(value: Option<std::ffi::OsString>, home: Option<PathBuf>) -> Option<PathBuf> {
+    let value = value?;
+    let text = value.to_string_lossy();
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let path = match (text.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) => home.join(rest.trim_start_matches('/')),
+        _ => PathBuf::from(text),
+    };
+    std::path::absolute(&path).ok()
 }
 
 fn data_root_from(
     configured: Option<std::ffi::OsString>,
+    second: Option<PathBuf>,
     home: Option<PathBuf>,
 ) -> Result<PathBuf, DataRootError> {
     if let Some(value) = configured {
@@ -34,13 +53,16 @@ fn data_root_from(
             return Ok(path);
         }
     }
+    if let Some(path) = second {
+        return Ok(path);
+    }
     home.map(|h| h.join(".context-mode"))
         .ok_or(DataRootError::NoHome)
 }
 
 /// The agents' project variables, first match wins: ours, Claude Code's, Gemini CLI's.
 pub const PROJECT_DIR_ENV_VARS: [&str; 3] = [
-    "CONTEXT_MODE_PROJECT_DIR",
+    crate::env::PROJECT_DIR,
     "CLAUDE_PROJECT_DIR",
     "GEMINI_PROJECT_DIR",
 ];
@@ -183,7 +205,7 @@ mod tests {
         let home = Some(PathBuf::from("/home/u"));
         for blank in ["", "   ", "\t"] {
             assert_eq!(
-                data_root_from(Some(blank.into()), home.clone()),
+                data_root_from(Some(blank.into()), None, home.clone()),
                 Ok(PathBuf::from("/home/u/.context-mode"))
             );
         }
@@ -192,7 +214,7 @@ mod tests {
     #[test]
     fn relative_dir_is_an_error() {
         assert_eq!(
-            data_root_from(Some("rel/dir".into()), None),
+            data_root_from(Some("rel/dir".into()), None, None),
             Err(DataRootError::Relative("rel/dir".into()))
         );
     }
@@ -200,8 +222,31 @@ mod tests {
     #[test]
     fn absolute_dir_wins() {
         assert_eq!(
-            data_root_from(Some("/data/cm".into()), Some("/home/u".into())),
+            data_root_from(
+                Some("/data/cm".into()),
+                Some("/v/2".into()),
+                Some("/home/u".into())
+            ),
             Ok(PathBuf::from("/data/cm"))
+        );
+    }
+
+    #[test]
+    fn the_2_0_name_expands_the_tilde_and_makes_a_relative_path_absolute() {
+        let home = Some(PathBuf::from("/home/u"));
+        assert_eq!(
+            data_dir_2_0(Some("~/ctx".into()), home.clone()),
+            Some(PathBuf::from("/home/u/ctx"))
+        );
+        assert_eq!(data_dir_2_0(Some("  ".into()), home.clone()), None);
+        let relative = data_dir_2_0(Some("rel/ctx".into()), home.clone()).expect("absolute");
+        assert!(
+            relative.is_absolute() && relative.ends_with("rel/ctx"),
+            "{relative:?}"
+        );
+        assert_eq!(
+            data_root_from(None, Some("/var/ctx".into()), home),
+            Ok(PathBuf::from("/var/ctx"))
         );
     }
 

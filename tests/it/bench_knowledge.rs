@@ -140,8 +140,8 @@ fn server(sandbox: &Sandbox) -> McpClient {
     let mut command = sandbox.cm();
     // Measure search, not the flood guard's redirect.
     command
-        .env("CONTEXT_MODE_FLOOD_NORMAL", "100000")
-        .env("CONTEXT_MODE_FLOOD_REDUCED", "100000");
+        .env("CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER", "100000")
+        .env("CONTEXT_MODE_SEARCH_BLOCK_AFTER", "100000");
     McpClient::spawn(command)
 }
 

@@ -1,5 +1,5 @@
 //! Platform detection by a real `cm serve`: the MCP client's `clientInfo.name`, else an
-//! environment marker, else `CONTEXT_MODE_PLATFORM`. The server logs the host it
+//! environment marker; `CONTEXT_MODE_PLATFORM` wins over both. The server logs the host it
 //! detected (`CM_LOG=info`) on the first tool call, when detection runs.
 
 use crate::common;
@@ -59,11 +59,25 @@ fn environment_markers_when_the_client_name_is_unknown() {
     }
 }
 
+/// `CONTEXT_MODE_PLATFORM` forces the host (upstream pins it in an agent's MCP entry):
+/// over the client's name and the markers; one naming no adapter is ignored.
 #[test]
-fn the_override_names_the_platform_when_nothing_else_does() {
+fn the_override_wins_over_client_name_and_markers() {
     assert_eq!(
         detected("some-mcp-client", &[("CONTEXT_MODE_PLATFORM", "cursor")]).as_deref(),
         Some("cursor")
+    );
+    assert_eq!(
+        detected(
+            "claude-code",
+            &[("CONTEXT_MODE_PLATFORM", "codex"), ("GEMINI_CLI", "1")]
+        )
+        .as_deref(),
+        Some("codex")
+    );
+    assert_eq!(
+        detected("claude-code", &[("CONTEXT_MODE_PLATFORM", "nonesuch")]).as_deref(),
+        Some("claude-code")
     );
     assert_eq!(detected("some-mcp-client", &[]), None);
 }

@@ -36,8 +36,8 @@ fn search(client: &mut McpClient, arguments: serde_json::Value) -> String {
 fn unthrottled_server(sandbox: &Sandbox) -> McpClient {
     let mut command = sandbox.cm();
     command
-        .env("CONTEXT_MODE_FLOOD_NORMAL", "1000")
-        .env("CONTEXT_MODE_FLOOD_REDUCED", "1000");
+        .env("CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER", "1000")
+        .env("CONTEXT_MODE_SEARCH_BLOCK_AFTER", "1000");
     McpClient::spawn(command)
 }
 
@@ -473,12 +473,30 @@ fn search_scopes_worktree_by_default_project_across_worktrees() {
 
 #[test]
 fn the_flood_guard_reduces_then_redirects_to_batch() {
+    // Upstream's names, then cm's earlier names (still read).
+    for (normal, reduced, window) in [
+        (
+            "CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER",
+            "CONTEXT_MODE_SEARCH_BLOCK_AFTER",
+            "CONTEXT_MODE_SEARCH_WINDOW_MS",
+        ),
+        (
+            "CONTEXT_MODE_FLOOD_NORMAL",
+            "CONTEXT_MODE_FLOOD_REDUCED",
+            "CONTEXT_MODE_FLOOD_WINDOW_MS",
+        ),
+    ] {
+        flood_guard_with(normal, reduced, window);
+    }
+}
+
+fn flood_guard_with(normal: &str, reduced: &str, window: &str) {
     let sandbox = Sandbox::new();
     let mut command = sandbox.cm();
     command
-        .env("CONTEXT_MODE_FLOOD_NORMAL", "2")
-        .env("CONTEXT_MODE_FLOOD_REDUCED", "4")
-        .env("CONTEXT_MODE_FLOOD_WINDOW_MS", "60000");
+        .env(normal, "2")
+        .env(reduced, "4")
+        .env(window, "60000");
     let mut client = McpClient::spawn(command);
     let content: String = (1..=6)
         .map(|i| format!("## Part {i}\n\nThe marmot burrow survey, part {i}.\n\n"))

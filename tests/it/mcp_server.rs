@@ -279,3 +279,42 @@ fn a_signal_before_the_handshake_is_a_clean_exit() {
         );
     }
 }
+
+/// Upstream 2.0's `CONTEXT_MODE_DATA_DIR` moves the data root when `CONTEXT_MODE_DIR` is
+/// unset (`~` is HOME); with both set, `CONTEXT_MODE_DIR` wins.
+#[test]
+fn the_2_0_data_dir_variable_moves_the_data_root() {
+    let sandbox = Sandbox::new();
+    for (value, root) in [
+        ("~/ctx-data".to_string(), sandbox.home.join("ctx-data")),
+        (
+            sandbox.home.join("abs-data").display().to_string(),
+            sandbox.home.join("abs-data"),
+        ),
+    ] {
+        let mut command = sandbox.cm();
+        command
+            .env_remove("CONTEXT_MODE_DIR")
+            .env("CONTEXT_MODE_DATA_DIR", &value);
+        let mut client = McpClient::spawn(command);
+        let (text, is_error) = client.call_tool(
+            "ctx_index",
+            serde_json::json!({"content": "# Moved\n\nthe root moved", "source": "moved"}),
+        );
+        assert!(!is_error, "{text}");
+        assert!(client.close().success());
+        assert!(
+            root.join("projects").is_dir(),
+            "{value}: nothing under {}",
+            root.display()
+        );
+    }
+    let mut command = sandbox.cm();
+    command.env("CONTEXT_MODE_DATA_DIR", sandbox.home.join("loser"));
+    let client = McpClient::spawn(command);
+    assert!(client.close().success());
+    assert!(
+        !sandbox.home.join("loser").exists(),
+        "CONTEXT_MODE_DIR must win"
+    );
+}

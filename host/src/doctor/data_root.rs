@@ -53,8 +53,11 @@ fn invalid_root(err: &DataRootError) -> Check {
 }
 
 fn root_check(root: &Path) -> Check {
+    let second = crate::env::DATA_DIR_2_0;
+    let second_set = std::env::var(second).is_ok_and(|v| !v.trim().is_empty());
     let source = match std::env::var(DATA_DIR_ENV) {
         Ok(value) if !value.trim().is_empty() => format!("from {DATA_DIR_ENV}"),
+        _ if second_set => format!("from {second}"),
         Ok(_) => format!("the default; {DATA_DIR_ENV} is blank, so unset"),
         Err(_) => "the default".to_string(),
     };

@@ -33,7 +33,7 @@ use crate::limits::{DOCTOR_BUDGET_MS, DOCTOR_SERVE_TIMEOUT_MS};
 use crate::paths::ProjectDirError;
 
 /// Overrides DOCTOR_BUDGET_MS (tests on a loaded machine compile plugins in debug builds).
-pub const DOCTOR_BUDGET_ENV: &str = "CONTEXT_MODE_DOCTOR_BUDGET_MS";
+pub const DOCTOR_BUDGET_ENV: &str = crate::env::DOCTOR_BUDGET_MS;
 
 pub use mask::Masker;
 pub use render::{render_markdown, render_table};

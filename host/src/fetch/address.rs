@@ -10,7 +10,7 @@ use url::{Host, Url};
 use super::error::FetchFailure;
 
 /// Environment variable that also refuses loopback and private addresses.
-pub const STRICT_ENV: &str = "CTX_FETCH_STRICT";
+pub const STRICT_ENV: &str = crate::env::FETCH_STRICT;
 
 /// What kind of network an address belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -113,7 +113,7 @@ async fn wind_down(service: &Service) {
 }
 
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("CM_LOG")
+    let filter = tracing_subscriber::EnvFilter::try_from_env(crate::env::LOG)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

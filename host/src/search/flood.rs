@@ -9,12 +9,17 @@ use std::time::{Duration, Instant};
 
 use crate::limits::{FLOOD_NORMAL_CALLS, FLOOD_REDUCED_CALLS, FLOOD_WINDOW_MS};
 
+use crate::env::{
+    FLOOD_NORMAL_ALIAS, FLOOD_REDUCED_ALIAS, FLOOD_WINDOW_MS_ALIAS, SEARCH_BLOCK_AFTER,
+    SEARCH_MAX_RESULTS_AFTER, SEARCH_WINDOW_MS,
+};
+
 /// Overrides the window length (milliseconds).
-pub const FLOOD_WINDOW_ENV: &str = "CONTEXT_MODE_FLOOD_WINDOW_MS";
+pub const FLOOD_WINDOW_ENV: &str = SEARCH_WINDOW_MS;
 /// Overrides how many calls per window are answered normally.
-pub const FLOOD_NORMAL_ENV: &str = "CONTEXT_MODE_FLOOD_NORMAL";
+pub const FLOOD_NORMAL_ENV: &str = SEARCH_MAX_RESULTS_AFTER;
 /// Overrides up to which call per window answers are reduced (beyond it: redirect).
-pub const FLOOD_REDUCED_ENV: &str = "CONTEXT_MODE_FLOOD_REDUCED";
+pub const FLOOD_REDUCED_ENV: &str = SEARCH_BLOCK_AFTER;
 
 /// How to answer a search call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,11 +61,18 @@ impl FloodGuard {
     }
 
     fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let number = |name: &str| lookup(name).and_then(|value| parse_number(name, &value));
+        // The upstream name first, then cm's earlier one.
+        let number = |name: &str, alias: &str| {
+            let named = lookup(name).map(|v| (name, v));
+            named
+                .or_else(|| lookup(alias).map(|v| (alias, v)))
+                .and_then(|(which, value)| parse_number(which, &value))
+        };
         let count = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-        let window = number(FLOOD_WINDOW_ENV).unwrap_or(FLOOD_WINDOW_MS);
-        let normal = number(FLOOD_NORMAL_ENV).map_or(FLOOD_NORMAL_CALLS, count);
-        let reduced = number(FLOOD_REDUCED_ENV).map_or(FLOOD_REDUCED_CALLS, count);
+        let window = number(FLOOD_WINDOW_ENV, FLOOD_WINDOW_MS_ALIAS).unwrap_or(FLOOD_WINDOW_MS);
+        let normal = number(FLOOD_NORMAL_ENV, FLOOD_NORMAL_ALIAS).map_or(FLOOD_NORMAL_CALLS, count);
+        let reduced =
+            number(FLOOD_REDUCED_ENV, FLOOD_REDUCED_ALIAS).map_or(FLOOD_REDUCED_CALLS, count);
         Self::new(Duration::from_millis(window), normal, reduced)
     }
 

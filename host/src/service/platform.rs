@@ -1,12 +1,13 @@
-//! Which agent host the MCP client is: its `clientInfo.name` against the adapters'
-//! client names, then their environment markers, then `CONTEXT_MODE_PLATFORM`.
+//! Which agent host the MCP client is: the adapter `CONTEXT_MODE_PLATFORM` names, else
+//! its `clientInfo.name` against the adapters' client names, else their environment
+//! markers.
 
 use super::{Platform, Service};
 use crate::model::Descriptor;
 use crate::plugins::{Adapter, BUILTIN_PLUGINS, PluginKind, Registry};
 
-/// Overrides detection with an adapter id.
-pub const PLATFORM_ENV: &str = "CONTEXT_MODE_PLATFORM";
+/// Forces detection to an adapter id.
+pub const PLATFORM_ENV: &str = crate::env::PLATFORM;
 
 impl Service {
     /// Detects the platform once per server; later calls do nothing.
@@ -20,13 +21,20 @@ impl Service {
         }
         // Loading an adapter on a cold `.cwasm` cache compiles it: stop at the first
         // adapter that claims the client; only an unknown client needs all of them.
+        let env_platform = std::env::var(PLATFORM_ENV).ok();
+        let forced = env_platform.as_deref().map(str::trim).unwrap_or("");
+        // Forced: only the named adapter ends the loading (one named by no adapter
+        // loads them all, and detection goes on as if unset).
         let claims = |d: &Descriptor| {
-            d.client_names
-                .iter()
-                .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
+            if forced.is_empty() {
+                d.client_names
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
+            } else {
+                d.id.eq_ignore_ascii_case(forced)
+            }
         };
         let descriptors = self.adapter_descriptors(claims);
-        let env_platform = std::env::var(PLATFORM_ENV).ok();
         let found = choose(
             &descriptors,
             client_name,
@@ -94,29 +102,35 @@ impl Service {
     }
 }
 
-/// The adapter for this client: by client name, else by environment marker, else by
-/// the explicit override.
+/// The adapter for this client: the one `CONTEXT_MODE_PLATFORM` names (upstream pins
+/// it in an agent's MCP entry so that it wins over everything else), else by client
+/// name, else by environment marker. An override no adapter has is logged and ignored.
 fn choose<'a>(
     descriptors: &'a [Descriptor],
     client_name: &str,
     env_is_set: impl Fn(&str) -> bool,
     override_id: Option<&str>,
 ) -> Option<&'a Descriptor> {
-    let by_name = descriptors.iter().find(|d| {
-        d.client_names
+    let forced = override_id.map(str::trim).filter(|id| !id.is_empty());
+    let by_override = forced.and_then(|wanted| {
+        let found = descriptors
             .iter()
-            .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
+            .find(|d| d.id.eq_ignore_ascii_case(wanted));
+        if found.is_none() {
+            tracing::warn!("{PLATFORM_ENV}={wanted:?} names no adapter; detecting instead");
+        }
+        found
     });
-    by_name
-        .or_else(|| {
-            descriptors
+    let by_name = || {
+        descriptors.iter().find(|d| {
+            d.client_names
                 .iter()
-                .find(|d| d.env_markers.iter().any(|m| env_is_set(m)))
+                .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
         })
-        .or_else(|| {
-            let wanted = override_id?.trim();
-            descriptors
-                .iter()
-                .find(|d| d.id.eq_ignore_ascii_case(wanted))
-        })
+    };
+    by_override.or_else(by_name).or_else(|| {
+        descriptors
+            .iter()
+            .find(|d| d.env_markers.iter().any(|m| env_is_set(m)))
+    })
 }
