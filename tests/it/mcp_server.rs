@@ -318,3 +318,31 @@ fn the_2_0_data_dir_variable_moves_the_data_root() {
         "CONTEXT_MODE_DIR must win"
     );
 }
+
+/// A client that closes stdin right after its last request (`printf … | cm serve`)
+/// still gets the reply of a call that ends within moments.
+#[test]
+fn a_quick_call_before_stdin_closes_is_still_answered() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    // The first call detects the host and the runtimes (adapters compiled on a cold
+    // cache, every runtime probed): not quick.
+    let (text, _) = client.call_tool(
+        "ctx_execute",
+        serde_json::json!({"language": "shell", "code": "echo warm"}),
+    );
+    assert!(text.contains("warm"), "{text}");
+    client.start_tool_call(
+        "ctx_execute",
+        serde_json::json!({"language": "shell", "code": "echo last-words"}),
+    );
+    client.close_stdin();
+    let Some((status, rest)) = client.wait_exit(std::time::Duration::from_secs(10)) else {
+        panic!("cm serve still runs after stdin closed");
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(
+        rest.contains("last-words"),
+        "no reply after stdin closed: {rest:?}"
+    );
+}

@@ -91,11 +91,17 @@ async fn run() -> anyhow::Result<()> {
     };
     if let Some(ending) = ending {
         tracing::info!("ending: {ending:?}");
-        lifecycle.close();
-        // Cancels every running call: its future is dropped, a child killed with its group.
-        cancel.cancel();
         let grace = Duration::from_millis(crate::limits::SERVE_EXIT_GRACE_MS);
-        let _ = tokio::time::timeout(grace, &mut waiting).await;
+        // Input closed right after a request (`printf … | cm serve`): a call that ends
+        // within the grace still gets its reply; a signal gets none.
+        let finished = ending == Ending::InputClosed
+            && tokio::time::timeout(grace, &mut waiting).await.is_ok();
+        if !finished {
+            lifecycle.close();
+            // Cancels every running call: its future is dropped, a child killed with its group.
+            cancel.cancel();
+            let _ = tokio::time::timeout(grace, &mut waiting).await;
+        }
     }
     wind_down(&service).await;
     drop(marker);
