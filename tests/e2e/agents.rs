@@ -54,6 +54,14 @@ impl Agent {
         format!("{}@{}", self.package, self.version)
     }
 
+    /// Whether the test can make the agent compact non-interactively (ADR 23): Claude
+    /// Code with `-p /compact` on the resumed session, Codex on the usage the model
+    /// reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
+    /// which a one-prompt headless session never has.
+    pub fn compacts(&self) -> bool {
+        self.host != Host::Gemini
+    }
+
     /// The id `cm setup --agents` takes.
     pub fn setup_id(&self) -> &'static str {
         match self.host {
@@ -81,7 +89,8 @@ impl Agent {
             }
             Host::Codex => {
                 let config = format!(
-                    "model = \"gpt-5.1-codex\"\nmodel_provider = \"e2e\"\ncheck_for_update_on_startup = false\n\n\
+                    "model = \"gpt-5.1-codex\"\nmodel_provider = \"e2e\"\ncheck_for_update_on_startup = false\n\
+                     model_context_window = 200000\nmodel_auto_compact_token_limit = 100000\n\n\
                      [model_providers.e2e]\nname = \"scripted model\"\nbase_url = \"{base}/v1\"\n\
                      wire_api = \"responses\"\nenv_key = \"E2E_MODEL_KEY\"\n\n\
                      [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
@@ -92,13 +101,17 @@ impl Agent {
         }
     }
 
-    /// The agent's arguments and variables for a non-interactive run on `PROMPT`, every
+    /// The agent's arguments and variables for a non-interactive run on `prompt`, every
     /// tool allowed (applied after the harness cleared the environment).
-    pub fn apply(&self, command: &mut Command, base: &str) {
+    /// `resume` continues an earlier session (Claude Code's `--resume <session id>`).
+    pub fn apply(&self, command: &mut Command, base: &str, prompt: &str, resume: Option<&str>) {
         match self.host {
             Host::Claude => {
+                if let Some(session) = resume {
+                    command.args(["--resume", session]);
+                }
                 command
-                    .args(["-p", PROMPT, "--output-format", "stream-json", "--verbose"])
+                    .args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
                     .arg("--dangerously-skip-permissions")
                     .env("ANTHROPIC_BASE_URL", base)
                     .env("ANTHROPIC_API_KEY", "sk-e2e-scripted")
@@ -111,7 +124,15 @@ impl Agent {
             }
             Host::Gemini => {
                 command
-                    .args(["-m", "gemini-2.5-pro", "-p", PROMPT, "--output-format", "stream-json", "--yolo"])
+                    .args([
+                        "-m",
+                        "gemini-2.5-pro",
+                        "-p",
+                        prompt,
+                        "--output-format",
+                        "stream-json",
+                        "--yolo",
+                    ])
                     .env("GOOGLE_GEMINI_BASE_URL", base)
                     .env("GEMINI_API_KEY", "e2e-scripted");
             }
@@ -119,7 +140,7 @@ impl Agent {
                 command
                     .args(["exec", "--json", "--skip-git-repo-check"])
                     .arg("--dangerously-bypass-approvals-and-sandbox")
-                    .arg(PROMPT)
+                    .arg(prompt)
                     .env("E2E_MODEL_KEY", "e2e-scripted");
             }
         }

@@ -16,18 +16,10 @@ pub struct Request {
     pub method: String,
     /// Path with its query (`/v1beta/models/m:streamGenerateContent?alt=sse`).
     pub target: String,
-    pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
 
 impl Request {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
     pub fn path(&self) -> &str {
         self.target.split('?').next().unwrap_or_default()
     }
@@ -184,7 +176,6 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
     Some(Request {
         method,
         target,
-        headers,
         body,
     })
 }

@@ -29,7 +29,8 @@ pub fn installed(package: &str, version: &str, bin: &str) -> Result<PathBuf, Str
     let root = cache_root();
     let dir = root.join(format!("{package}@{version}"));
     let executable = dir.join("node_modules/.bin").join(bin);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("e2e: cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("e2e: cannot create {}: {e}", dir.display()))?;
     let _lock = Lock::take(&root.join(format!(".lock-{}", package.replace('/', "+"))))?;
     if dir.join(DONE_MARKER).exists() && executable.exists() {
         return Ok(executable);
@@ -44,21 +45,39 @@ pub fn installed(package: &str, version: &str, bin: &str) -> Result<PathBuf, Str
         .map_err(|e| format!("e2e: cannot run npm to install {spec} ({e}); the real-agent tests need Node.js and npm"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("no output");
-        let unreachable = ["ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ECONNRESET", "network"]
-            .iter()
-            .any(|sign| stderr.contains(sign));
+        let last = stderr
+            .lines()
+            .rfind(|l| !l.trim().is_empty())
+            .unwrap_or("no output");
+        let unreachable = [
+            "ENOTFOUND",
+            "EAI_AGAIN",
+            "ECONNREFUSED",
+            "ETIMEDOUT",
+            "ECONNRESET",
+            "network",
+        ]
+        .iter()
+        .any(|sign| stderr.contains(sign));
         return Err(if unreachable {
-            format!("e2e: the npm registry cannot be reached, so {spec} cannot be installed (npm: {last})")
+            format!(
+                "e2e: the npm registry cannot be reached, so {spec} cannot be installed (npm: {last})"
+            )
         } else {
             format!("e2e: npm could not install {spec} (npm: {last})")
         });
     }
     if !executable.exists() {
-        return Err(format!("e2e: {spec} installed but has no {bin} in node_modules/.bin"));
+        return Err(format!(
+            "e2e: {spec} installed but has no {bin} in node_modules/.bin"
+        ));
     }
-    std::fs::write(dir.join(DONE_MARKER), &spec)
-        .map_err(|e| format!("e2e: cannot write the install marker in {}: {e}", dir.display()))?;
+    std::fs::write(dir.join(DONE_MARKER), &spec).map_err(|e| {
+        format!(
+            "e2e: cannot write the install marker in {}: {e}",
+            dir.display()
+        )
+    })?;
     Ok(executable)
 }
 
@@ -67,7 +86,8 @@ struct Lock(File);
 
 impl Lock {
     fn take(path: &std::path::Path) -> Result<Lock, String> {
-        let file = File::create(path).map_err(|e| format!("e2e: cannot create {}: {e}", path.display()))?;
+        let file = File::create(path)
+            .map_err(|e| format!("e2e: cannot create {}: {e}", path.display()))?;
         // SAFETY: flock on a file descriptor this struct owns; no memory is shared.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
         if rc != 0 {

@@ -50,6 +50,9 @@ impl Provider {
 
 /// Tokens the answers report as the prompt's size: small, so no agent compacts on its own.
 const REPORTED_PROMPT_TOKENS: u64 = 1200;
+/// Reported with the script's last tool call: past every agent's compaction threshold
+/// (Claude Code's context window, Gemini CLI's half of 1M, Codex's configured limit).
+const COMPACTION_TRIGGER_TOKENS: u64 = 950_000;
 
 /// Starts the server; `fixture_url` is known once the port is.
 pub fn start() -> (Server, String) {
@@ -83,11 +86,20 @@ fn answer(request: &Request, fixture_url: &str) -> Reply {
         return Reply::text(400, "the scripted model reads JSON bodies only");
     };
     let exchange = provider.read(&body);
-    let turn = if script::shell_tool(&exchange).is_some() {
-        script::next_turn(&exchange, fixture_url)
+    let mut tokens = REPORTED_PROMPT_TOKENS;
+    let turn = if script::is_compaction(&exchange) {
+        Turn::Text(script::COMPACT_SUMMARY.to_owned())
+    } else if script::shell_tool(&exchange).is_some() {
+        let answer = script::answer(&exchange, fixture_url);
+        if answer.compact_next {
+            tokens = COMPACTION_TRIGGER_TOKENS;
+        }
+        answer.turn
     } else if exchange.wants_json {
         // Gemini CLI's side checks (next speaker, loop detection) ask for JSON.
-        Turn::Text(json!({"reasoning": "the scripted model is done", "next_speaker": "user"}).to_string())
+        Turn::Text(
+            json!({"reasoning": "the scripted model is done", "next_speaker": "user"}).to_string(),
+        )
     } else {
         Turn::Text("cm e2e".to_owned())
     };
@@ -95,10 +107,10 @@ fn answer(request: &Request, fixture_url: &str) -> Reply {
     match provider {
         Provider::Anthropic => {
             let model = body["model"].as_str().unwrap_or("claude");
-            sse_or_json(wire::anthropic::render(&turn, model, stream, REPORTED_PROMPT_TOKENS))
+            sse_or_json(wire::anthropic::render(&turn, model, stream, tokens))
         }
-        Provider::Gemini => sse_or_json(wire::gemini::render(&turn, stream, REPORTED_PROMPT_TOKENS)),
-        Provider::Responses => Reply::sse(wire::responses::render(&turn, REPORTED_PROMPT_TOKENS)),
+        Provider::Gemini => sse_or_json(wire::gemini::render(&turn, stream, tokens)),
+        Provider::Responses => Reply::sse(wire::responses::render(&turn, tokens)),
     }
 }
 

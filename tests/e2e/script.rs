@@ -35,9 +35,19 @@ pub const SEARCH_QUERY: &str = "zorblatt frobnicator calibrated";
 pub const SEARCH_FINDS: &str = "7713 hertz";
 /// The closing text.
 pub const DONE: &str = "cm-e2e scripted session done";
+/// The prompt of Claude Code's run after `/compact`.
+pub const AFTER_COMPACTION_PROMPT: &str = "cm-e2e: carry on after the compaction";
+/// The summary the scripted model writes when asked to compact.
+pub const COMPACT_SUMMARY: &str = "cm-e2e compaction summary: nothing else to keep.";
 
 /// Shell tools by host, and how each takes its command.
-const SHELL_TOOLS: &[&str] = &["Bash", "run_shell_command", "exec_command", "shell_command", "shell"];
+const SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "run_shell_command",
+    "exec_command",
+    "shell_command",
+    "shell",
+];
 
 /// The shell tool this request offers, if any: what makes it the agent's main loop
 /// rather than a side request (titles, routing, summaries).
@@ -48,8 +58,40 @@ pub fn shell_tool(exchange: &Exchange) -> Option<&str> {
         .find(|name| exchange.offers(name).is_some())
 }
 
-/// The next turn of the main loop.
-pub fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
+/// The model's answer: its turn, and whether to report a prompt so large that the agent
+/// compacts before its next request.
+pub struct Answer {
+    pub turn: Turn,
+    pub compact_next: bool,
+}
+
+/// The next turn of the main loop. The last tool call of the script is answered with a
+/// usage that makes the agent compact once its result is in; after the compaction
+/// (our summary is in the conversation) the model closes.
+pub fn answer(exchange: &Exchange, fixture_url: &str) -> Answer {
+    if exchange.context.contains(COMPACT_SUMMARY) {
+        return Answer {
+            turn: Turn::Text(DONE.to_owned()),
+            compact_next: false,
+        };
+    }
+    let turn = next_turn(exchange, fixture_url);
+    let last_call = match &turn {
+        Turn::Call { id, .. } if id == REDIRECT => true,
+        Turn::Call { id, .. } if id == SEARCH => exchange
+            .call(SHELL)
+            .and_then(|c| c.result.as_deref())
+            .and_then(redirect_target)
+            .is_none(),
+        _ => false,
+    };
+    Answer {
+        turn,
+        compact_next: last_call,
+    }
+}
+
+fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
     let done = |id: &str| exchange.call(id).is_some();
     if let Some(shell) = shell_tool(exchange)
         && !done(SHELL)
@@ -71,9 +113,21 @@ pub fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
         }
     }
     let steps = [
-        (EXECUTE, "ctx_execute", json!({"language": "shell", "code": EXECUTE_CODE})),
-        (INDEX, "ctx_index", json!({"content": INDEX_CONTENT, "source": INDEX_SOURCE})),
-        (SEARCH, "ctx_search", json!({"queries": [SEARCH_QUERY], "source": INDEX_SOURCE})),
+        (
+            EXECUTE,
+            "ctx_execute",
+            json!({"language": "shell", "code": EXECUTE_CODE}),
+        ),
+        (
+            INDEX,
+            "ctx_index",
+            json!({"content": INDEX_CONTENT, "source": INDEX_SOURCE}),
+        ),
+        (
+            SEARCH,
+            "ctx_search",
+            json!({"queries": [SEARCH_QUERY], "source": INDEX_SOURCE}),
+        ),
     ];
     for (id, tool, args) in steps {
         if done(id) {
@@ -101,9 +155,27 @@ pub fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
     Turn::Text(DONE.to_owned())
 }
 
+/// A request asking the model to summarise the conversation: Claude Code's compaction
+/// prompt, Gemini CLI's `<state_snapshot>` request, Codex's checkpoint compaction.
+pub fn is_compaction(exchange: &Exchange) -> bool {
+    let text = exchange.last_user_text.to_lowercase();
+    [
+        "detailed summary of the conversation",
+        "<state_snapshot>",
+        "context checkpoint compaction",
+    ]
+    .iter()
+    .any(|sign| text.contains(sign))
+}
+
 fn tool_search(id: &str, exchange: &Exchange, names: &[&str]) -> Turn {
     let query = format!("select:{}", names.join(","));
-    Turn::call(id, "ToolSearch", exchange, json!({"query": query, "max_results": names.len().max(5)}))
+    Turn::call(
+        id,
+        "ToolSearch",
+        exchange,
+        json!({"query": query, "max_results": names.len().max(5)}),
+    )
 }
 
 /// The shell tool's arguments, shaped by its schema: `cmd` (Codex's `exec_command`),
@@ -161,6 +233,9 @@ mod tests {
         let text = r#"redirected to mcp__x__ctx_execute(language: "shell", code: "curl -s \"http://a/b\""): only what"#;
         let (name, args) = redirect_target(text).expect("parsed");
         assert_eq!(name, "mcp__x__ctx_execute");
-        assert_eq!(args, json!({"language": "shell", "code": "curl -s \"http://a/b\""}));
+        assert_eq!(
+            args,
+            json!({"language": "shell", "code": "curl -s \"http://a/b\""})
+        );
     }
 }

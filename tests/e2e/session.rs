@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::agents::{Agent, Host};
+use crate::agents::{Agent, Host, PROMPT};
 use crate::http::Request;
 use crate::model::{self, FIXTURE_BODY, Provider};
 use crate::script;
@@ -47,17 +47,27 @@ pub fn run(agent: &Agent) -> Session {
     };
     let home = canon(dir.path().join("home"));
     let project = canon(dir.path().join("project"));
-    let (server, fixture_url) = model::start();
+    let (server, _fixture_url) = model::start();
     let base = server.base();
 
-    let version = capture(plain(Command::new(&executable).arg("--version"), &home, &project, &base));
+    let version = capture(plain(
+        Command::new(&executable).arg("--version"),
+        &home,
+        &project,
+        &base,
+    ));
     let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
     println!("e2e: {} reports version {version:?}", agent.label());
 
     agent.configure(&home, &project, &base);
     let setup = capture(
-        plain(&mut Command::new(env!("CARGO_BIN_EXE_cm")), &home, &project, &base)
-            .args(["setup", "--agents", agent.setup_id(), "--yes"]),
+        plain(
+            &mut Command::new(env!("CARGO_BIN_EXE_cm")),
+            &home,
+            &project,
+            &base,
+        )
+        .args(["setup", "--agents", agent.setup_id(), "--yes"]),
     );
     assert!(
         setup.status.success(),
@@ -68,13 +78,33 @@ pub fn run(agent: &Agent) -> Session {
     );
 
     let started = Instant::now();
-    let mut command = Command::new(&executable);
-    plain(&mut command, &home, &project, &base);
-    agent.apply(&mut command, &base);
-    let output = capture(&mut command);
+    let run = |prompt: &str, resume: Option<&str>| {
+        let mut command = Command::new(&executable);
+        plain(&mut command, &home, &project, &base);
+        agent.apply(&mut command, &base, prompt, resume);
+        capture(&mut command)
+    };
+    let mut output = run(PROMPT, None);
     let took = started.elapsed();
+    if agent.host == Host::Claude {
+        // Claude Code does not compact on its own within a `-p` turn; `/compact` on the
+        // resumed session does, and the next resumed run shows what the model gets.
+        let id = session_id(&output.stdout);
+        for (label, prompt) in [
+            ("/compact", "/compact"),
+            ("the run after it", script::AFTER_COMPACTION_PROMPT),
+        ] {
+            let more = run(prompt, id.as_deref());
+            output.stdout.extend(format!("\n[e2e: {label}]\n").bytes());
+            output.stdout.extend(&more.stdout);
+            output.stderr.extend(&more.stderr);
+        }
+    }
     let requests = server.requests();
-    let checks = checks(agent, &requests, &fixture_url);
+    let mut checks = checks(&requests);
+    if agent.compacts() {
+        checks.push(compaction_check(&requests));
+    }
     drop(dir);
     Session {
         label: agent.label(),
@@ -98,7 +128,14 @@ fn plain<'a>(command: &'a mut Command, home: &Path, project: &Path, base: &str) 
         .env("TERM", "dumb")
         .env("NO_COLOR", "1")
         .current_dir(project);
-    for proxy in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"] {
+    for proxy in [
+        "HTTPS_PROXY",
+        "HTTP_PROXY",
+        "ALL_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "all_proxy",
+    ] {
         command.env(proxy, base);
     }
     command
@@ -148,29 +185,95 @@ fn capture(command: &mut Command) -> Output {
     }
 }
 
-/// The main-loop requests (those offering a shell tool), read.
-fn main_loop(requests: &[Request]) -> Vec<Exchange> {
+/// Every model request, read.
+fn read_all(requests: &[Request]) -> Vec<Exchange> {
     requests
         .iter()
         .filter_map(|r| Some((Provider::of(r)?, r.json()?)))
         .map(|(provider, body)| provider.read(&body))
-        .filter(|e| script::shell_tool(e).is_some())
         .collect()
 }
 
-fn checks(agent: &Agent, requests: &[Request], fixture_url: &str) -> Vec<Check> {
-    let exchanges = main_loop(requests);
+/// The first `session_id` of a stream-json output.
+fn session_id(stdout: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v["session_id"].as_str().map(str::to_owned))
+}
+
+/// (f) After a compaction the model gets our state block back: a request after the
+/// agent's compaction request carries the session's last request (`Last request …:
+/// <prompt>`), which the compacted history no longer holds.
+fn compaction_check(requests: &[Request]) -> Check {
+    let name = "a compaction brings the state block back";
+    let exchanges = read_all(requests);
+    let Some(at) = exchanges.iter().position(script::is_compaction) else {
+        return Check {
+            name,
+            failure: Some("the agent never asked the model to compact".to_owned()),
+        };
+    };
+    let after: Vec<&Exchange> = exchanges[at + 1..]
+        .iter()
+        .filter(|e| e.context.contains(script::COMPACT_SUMMARY))
+        .collect();
+    let failure = match after.last() {
+        None => Some("no request after the compaction carries the compacted history".to_owned()),
+        Some(_) if after.iter().any(|e| carries_state_block(&e.context)) => None,
+        Some(e) => Some(format!(
+            "no request after the compaction carries the state block (\"Last request …: {PROMPT}\"); the last one's context ends: {}",
+            excerpt(
+                &e.context
+                    .chars()
+                    .rev()
+                    .take(600)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<String>()
+            )
+        )),
+    };
+    Check { name, failure }
+}
+
+/// Our state block's line for the session's last request.
+fn carries_state_block(context: &str) -> bool {
+    context
+        .lines()
+        .any(|line| line.contains("Last request") && line.contains(PROMPT))
+}
+
+fn checks(requests: &[Request]) -> Vec<Check> {
+    let every = read_all(requests);
+    // The main loop: the requests that offer a shell tool.
+    let exchanges: Vec<Exchange> = every
+        .iter()
+        .filter(|e| script::shell_tool(e).is_some())
+        .cloned()
+        .collect();
     let mut checks = Vec::new();
-    let mut check = |name: &'static str, failure: Option<String>| checks.push(Check { name, failure });
-    let Some(last) = exchanges.iter().max_by_key(|e| e.calls.len()) else {
-        check("the agent asked the scripted model for its main loop", Some(format!(
-            "no request offered a shell tool ({} requests in all)",
-            requests.len()
-        )));
+    let mut check =
+        |name: &'static str, failure: Option<String>| checks.push(Check { name, failure });
+    if exchanges.is_empty() {
+        check(
+            "the agent asked the scripted model for its main loop",
+            Some(format!(
+                "no request offered a shell tool ({} requests in all)",
+                requests.len()
+            )),
+        );
+        return checks;
+    }
+    // The fullest history: a compaction request can be the only one holding the last result.
+    let Some(last) = every.iter().max_by_key(|e| e.calls.len()) else {
         return checks;
     };
     let result_of = |id: &str| -> Result<(String, bool), String> {
-        let call = last.call(id).ok_or_else(|| format!("the model's {id} call is not in the history"))?;
+        let call = last
+            .call(id)
+            .ok_or_else(|| format!("the model's {id} call is not in the history"))?;
         let result = call
             .result
             .clone()
@@ -179,85 +282,111 @@ fn checks(agent: &Agent, requests: &[Request], fixture_url: &str) -> Vec<Check> 
     };
 
     // (a) The shell call was redirected by our PreToolUse hook.
-    check("the hook redirects the shell curl", match result_of(script::SHELL) {
-        Ok((text, _)) if text.contains("redirected to") => None,
-        Ok((text, _)) => Some(format!(
-            "the shell result is not our redirect: {}",
-            excerpt(&text)
-        )),
-        Err(e) => Some(e),
-    });
+    check(
+        "the hook redirects the shell curl",
+        match result_of(script::SHELL) {
+            Ok((text, _)) if text.contains("redirected to") => None,
+            Ok((text, _)) => Some(format!(
+                "the shell result is not our redirect: {}",
+                excerpt(&text)
+            )),
+            Err(e) => Some(e),
+        },
+    );
     // (b) ctx_execute under the offered name.
     let offered_names = offered(&exchanges);
-    check("ctx_execute is offered", match offered_names.iter().find(|n| n.ends_with("ctx_execute")) {
-        Some(_) => None,
-        None => Some(format!(
-            "no tool named *ctx_execute among {} offered (MCP server not connected?)",
-            offered_names.len()
-        )),
-    });
-    check("ctx_execute returns the command's output", match result_of(script::EXECUTE) {
-        Ok((text, false)) if text.contains(script::EXECUTE_OUTPUT) => None,
-        Ok((text, error)) => Some(format!("error={error}: {}", excerpt(&text))),
-        Err(e) => Some(e),
-    });
+    check(
+        "ctx_execute is offered",
+        match offered_names.iter().find(|n| n.ends_with("ctx_execute")) {
+            Some(_) => None,
+            None => Some(format!(
+                "no tool named *ctx_execute among {} offered (MCP server not connected?)",
+                offered_names.len()
+            )),
+        },
+    );
+    check(
+        "ctx_execute returns the command's output",
+        returned(result_of(script::EXECUTE), script::EXECUTE_OUTPUT),
+    );
     // (c) ctx_index + ctx_search.
-    check("ctx_index succeeds", match result_of(script::INDEX) {
-        Ok((_, false)) => None,
-        Ok((text, true)) => Some(excerpt(&text)),
-        Err(e) => Some(e),
-    });
-    check("ctx_search finds what ctx_index indexed", match result_of(script::SEARCH) {
-        Ok((text, false)) if text.contains(script::SEARCH_FINDS) => None,
-        Ok((text, error)) => Some(format!("error={error}: {}", excerpt(&text))),
-        Err(e) => Some(e),
-    });
+    check(
+        "ctx_index succeeds",
+        match result_of(script::INDEX) {
+            Ok((_, false)) => None,
+            Ok((text, true)) => Some(excerpt(&text)),
+            Err(e) => Some(e),
+        },
+    );
+    check(
+        "ctx_search finds what ctx_index indexed",
+        returned(result_of(script::SEARCH), script::SEARCH_FINDS),
+    );
     // (d) The redirect, followed literally, works.
     let redirect = last
         .call(script::SHELL)
         .and_then(|c| c.result.as_deref())
         .and_then(script::redirect_target);
-    check("the tool our redirect names is one the agent offers", match &redirect {
-        Some((name, _)) if offered_names.contains(name) => None,
-        Some((name, _)) => Some(format!(
-            "the redirect names {name}; the agent offers {}",
-            ctx_names(&offered_names)
-        )),
-        None => Some("no redirect text to follow".to_owned()),
-    });
-    check("calling the tool the redirect names succeeds", match result_of(script::REDIRECT) {
-        Ok((text, false)) if text.contains(FIXTURE_BODY.trim()) => None,
-        Ok((text, error)) => Some(format!("error={error}: {}", excerpt(&text))),
-        Err(e) => Some(e),
-    });
+    check(
+        "the tool our redirect names is one the agent offers",
+        match &redirect {
+            Some((name, _)) if offered_names.contains(name) => None,
+            Some((name, _)) => Some(format!(
+                "the redirect names {name}; the agent offers {}",
+                ctx_names(&offered_names)
+            )),
+            None => Some("no redirect text to follow".to_owned()),
+        },
+    );
+    check(
+        "calling the tool the redirect names succeeds",
+        returned(result_of(script::REDIRECT), FIXTURE_BODY.trim()),
+    );
     // (e) SessionStart/routing context reached the model, naming tools that exist.
     let context = exchanges
         .iter()
         .map(|e| e.context.as_str())
         .find(|c| c.contains(ROUTING_MARK));
-    check("our SessionStart routing block reaches the model", match context {
-        Some(_) => None,
-        None => Some(format!(
-            "no main-loop request carries \"{ROUTING_MARK}\" ({} main-loop requests)",
-            exchanges.len()
-        )),
-    });
+    check(
+        "our SessionStart routing block reaches the model",
+        match context {
+            Some(_) => None,
+            None => Some(format!(
+                "no main-loop request carries \"{ROUTING_MARK}\" ({} main-loop requests)",
+                exchanges.len()
+            )),
+        },
+    );
     if let Some(context) = context {
         let wrong: BTreeSet<String> = mentioned_tools(context)
             .into_iter()
             .filter(|name| !offered_names.contains(name))
             .collect();
-        check("every tool the routing block names is offered", match wrong.is_empty() {
-            true => None,
-            false => Some(format!(
-                "named but not offered: {}; offered: {}",
-                wrong.into_iter().collect::<Vec<_>>().join(", "),
-                ctx_names(&offered_names)
-            )),
-        });
+        check(
+            "every tool the routing block names is offered",
+            match wrong.is_empty() {
+                true => None,
+                false => Some(format!(
+                    "named but not offered: {}; offered: {}",
+                    wrong.into_iter().collect::<Vec<_>>().join(", "),
+                    ctx_names(&offered_names)
+                )),
+            },
+        );
     }
-    let _ = (agent.host == Host::Claude, fixture_url);
     checks
+}
+
+/// `None` when the call succeeded and its result contains `needle`, else why not.
+fn returned(result: Result<(String, bool), String>, needle: &str) -> Option<String> {
+    match result {
+        Ok((text, false)) if text.contains(needle) => None,
+        Ok((text, error)) => Some(format!(
+            "error={error}, expected {needle:?} in: {}",
+            excerpt(&text)
+        )),
+        Err(e) => Some(e),
+    }
 }
 
 /// Every name the agent offered the model in any main-loop request, deferred ones too.
@@ -317,16 +446,31 @@ impl Session {
         if failed.is_empty() {
             return;
         }
-        let mut report = format!("{}: {} of {} checks failed\n", self.label, failed.len(), self.checks.len());
+        let mut report = format!(
+            "{}: {} of {} checks failed\n",
+            self.label,
+            failed.len(),
+            self.checks.len()
+        );
         for check in &failed {
-            report += &format!("  FAIL {}: {}\n", check.name, check.failure.as_deref().unwrap_or_default());
+            report += &format!(
+                "  FAIL {}: {}\n",
+                check.name,
+                check.failure.as_deref().unwrap_or_default()
+            );
         }
         for check in self.checks.iter().filter(|c| c.failure.is_none()) {
             report += &format!("  ok   {}\n", check.name);
         }
         report += &format!("agent exit: {}\n", self.output.status);
-        report += &format!("--- agent stdout (tail) ---\n{}\n", tail(&self.output.stdout));
-        report += &format!("--- agent stderr (tail) ---\n{}\n", tail(&self.output.stderr));
+        report += &format!(
+            "--- agent stdout (tail) ---\n{}\n",
+            tail(&self.output.stdout)
+        );
+        report += &format!(
+            "--- agent stderr (tail) ---\n{}\n",
+            tail(&self.output.stderr)
+        );
         report += "--- recorded requests ---\n";
         for request in &self.requests {
             report += &format!("{}\n", summary(request));
@@ -361,7 +505,10 @@ fn summary(request: &Request) -> String {
             "; last call {} {} → {}",
             call.id,
             call.name,
-            call.result.as_deref().map(excerpt).unwrap_or_else(|| "(no result)".to_owned())
+            call.result
+                .as_deref()
+                .map(excerpt)
+                .unwrap_or_else(|| "(no result)".to_owned())
         );
     }
     line

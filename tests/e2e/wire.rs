@@ -25,7 +25,6 @@ pub struct Offered {
 pub struct PastCall {
     pub id: String,
     pub name: String,
-    pub args: Value,
     pub result: Option<String>,
     pub is_error: bool,
 }
@@ -39,6 +38,8 @@ pub struct Exchange {
     pub calls: Vec<PastCall>,
     /// Every system, developer and user text of the request, joined.
     pub context: String,
+    /// The text of the last user message (empty when it only carries tool results).
+    pub last_user_text: String,
     /// True when the request asks for JSON matching a schema (Gemini's side checks).
     pub wants_json: bool,
 }
@@ -100,11 +101,7 @@ impl Turn {
 pub fn result_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(result_text)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Value::Array(items) => items.iter().map(result_text).collect::<Vec<_>>().join("\n"),
         Value::Object(map) => {
             for key in ["text", "output", "content", "result", "error", "llmContent"] {
                 if let Some(inner) = map.get(key) {

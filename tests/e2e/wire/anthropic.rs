@@ -2,6 +2,8 @@
 //! MCP tools it defers listed by name in a system text for ToolSearch to load, tool
 //! results as `tool_result` blocks; the answer streamed as SSE when `stream` is true.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde_json::{Value, json};
 
 use super::{Exchange, Offered, PastCall, Turn, result_text};
@@ -23,12 +25,18 @@ pub fn read(body: &Value) -> Exchange {
     let mut texts = vec![text_of(&body["system"])];
     for message in body["messages"].as_array().into_iter().flatten() {
         let role = message["role"].as_str().unwrap_or_default();
+        if role == "user" {
+            exchange.last_user_text = blocks(&message["content"])
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
         for block in blocks(&message["content"]) {
             match block["type"].as_str() {
                 Some("tool_use") => exchange.calls.push(PastCall {
                     id: block["id"].as_str().unwrap_or_default().to_owned(),
                     name: block["name"].as_str().unwrap_or_default().to_owned(),
-                    args: block["input"].clone(),
                     result: None,
                     is_error: false,
                 }),
@@ -84,6 +92,9 @@ fn deferred_names(context: &str) -> Vec<String> {
 
 /// The answer: a JSON message, or its SSE stream when the request asked for one.
 pub fn render(turn: &Turn, model: &str, stream: bool, input_tokens: u64) -> (String, bool) {
+    // Every message its own id: Claude Code groups a conversation's rounds by it.
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+    let id = format!("msg_e2e_{}", NEXT_ID.fetch_add(1, Ordering::Relaxed));
     let (block, stop) = match turn {
         Turn::Call { id, name, args, .. } => (
             json!({"type": "tool_use", "id": id, "name": name, "input": args}),
@@ -94,7 +105,7 @@ pub fn render(turn: &Turn, model: &str, stream: bool, input_tokens: u64) -> (Str
     let usage = json!({"input_tokens": input_tokens, "output_tokens": 16});
     if !stream {
         let message = json!({
-            "id": "msg_e2e", "type": "message", "role": "assistant", "model": model,
+            "id": id, "type": "message", "role": "assistant", "model": model,
             "content": [block], "stop_reason": stop, "stop_sequence": null, "usage": usage,
         });
         return (message.to_string(), false);
@@ -113,7 +124,7 @@ pub fn render(turn: &Turn, model: &str, stream: bool, input_tokens: u64) -> (Str
         (
             "message_start",
             json!({"type": "message_start", "message": {
-                "id": "msg_e2e", "type": "message", "role": "assistant", "model": model,
+                "id": id, "type": "message", "role": "assistant", "model": model,
                 "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}}),
         ),
         (

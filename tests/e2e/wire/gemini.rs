@@ -9,7 +9,11 @@ use super::{Exchange, Offered, PastCall, Turn, result_text};
 pub fn read(body: &Value) -> Exchange {
     let mut exchange = Exchange::default();
     for group in body["tools"].as_array().into_iter().flatten() {
-        for declaration in group["functionDeclarations"].as_array().into_iter().flatten() {
+        for declaration in group["functionDeclarations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             if let Some(name) = declaration["name"].as_str() {
                 let schema = match &declaration["parametersJsonSchema"] {
                     Value::Null => declaration["parameters"].clone(),
@@ -30,12 +34,14 @@ pub fn read(body: &Value) -> Exchange {
     let mut texts = vec![parts_text(&body["systemInstruction"]["parts"])];
     for content in body["contents"].as_array().into_iter().flatten() {
         let role = content["role"].as_str().unwrap_or_default();
+        if role == "user" {
+            exchange.last_user_text = parts_text(&content["parts"]);
+        }
         for part in content["parts"].as_array().into_iter().flatten() {
             if let Some(call) = part.get("functionCall") {
                 exchange.calls.push(PastCall {
                     id: call["id"].as_str().unwrap_or_default().to_owned(),
                     name: call["name"].as_str().unwrap_or_default().to_owned(),
-                    args: call["args"].clone(),
                     result: None,
                     is_error: false,
                 });

@@ -21,14 +21,9 @@ pub fn read(body: &Value) -> Exchange {
                     Some(ns) => format!("{ns}__{name}"),
                     None => name.to_owned(),
                 };
-                let args = match &item["arguments"] {
-                    Value::String(s) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
-                    _ => item["input"].clone(),
-                };
                 exchange.calls.push(PastCall {
                     id: item["call_id"].as_str().unwrap_or_default().to_owned(),
                     name,
-                    args,
                     result: None,
                     is_error: false,
                 });
@@ -41,7 +36,11 @@ pub fn read(body: &Value) -> Exchange {
                 }
             }
             Some("message") if item["role"].as_str() != Some("assistant") => {
-                texts.push(result_text(&item["content"]));
+                let text = result_text(&item["content"]);
+                if item["role"].as_str() == Some("user") {
+                    exchange.last_user_text = text.clone();
+                }
+                texts.push(text);
             }
             _ => {}
         }
@@ -105,6 +104,11 @@ pub fn render(turn: &Turn, total_tokens: u64) -> String {
     ];
     events
         .iter()
-        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or_default()))
+        .map(|e| {
+            format!(
+                "event: {}\ndata: {e}\n\n",
+                e["type"].as_str().unwrap_or_default()
+            )
+        })
         .collect()
 }
