@@ -105,6 +105,9 @@ pub fn run(agent: &Agent) -> Session {
     if agent.compacts() {
         checks.push(compaction_check(&requests));
     }
+    if agent.host == Host::Claude {
+        checks.push(hook_replies_check(&output.stdout));
+    }
     drop(dir);
     Session {
         label: agent.label(),
@@ -234,6 +237,33 @@ fn compaction_check(requests: &[Request]) -> Check {
                     .collect::<String>()
             )
         )),
+    };
+    Check { name, failure }
+}
+
+/// Claude Code reports each hook it ran (`system`/`hook_response` in stream-json) with
+/// its outcome: every one must be a success it accepted.
+fn hook_replies_check(stdout: &[u8]) -> Check {
+    let name = "Claude Code accepts every hook reply";
+    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["subtype"] == "hook_response")
+        .collect();
+    let bad: Vec<String> = replies
+        .iter()
+        .filter(|v| v["outcome"] != "success" || v["exit_code"] != 0)
+        .map(|v| {
+            format!(
+                "{} outcome={} exit={} stderr={}",
+                v["hook_name"], v["outcome"], v["exit_code"], v["stderr"]
+            )
+        })
+        .collect();
+    let failure = match (replies.is_empty(), bad.is_empty()) {
+        (true, _) => Some("the stream shows no hook reply at all".to_owned()),
+        (false, true) => None,
+        (false, false) => Some(bad.join("; ")),
     };
     Check { name, failure }
 }
