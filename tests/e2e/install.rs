@@ -45,26 +45,28 @@ pub fn installed(package: &str, version: &str, bin: &str) -> Result<PathBuf, Str
         .map_err(|e| format!("e2e: cannot run npm to install {spec} ({e}); the real-agent tests need Node.js and npm"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rfind(|l| !l.trim().is_empty())
-            .unwrap_or("no output");
-        let unreachable = [
+        let signs = [
             "ENOTFOUND",
             "EAI_AGAIN",
             "ECONNREFUSED",
             "ETIMEDOUT",
             "ECONNRESET",
             "network",
-        ]
-        .iter()
-        .any(|sign| stderr.contains(sign));
+        ];
+        let signal = stderr
+            .lines()
+            .find(|l| signs.iter().any(|sign| l.contains(sign)));
+        let unreachable = signal.is_some();
+        let detail = signal
+            .or_else(|| stderr.lines().find(|l| l.contains("npm error")))
+            .unwrap_or("no output")
+            .trim();
         return Err(if unreachable {
             format!(
-                "e2e: the npm registry cannot be reached, so {spec} cannot be installed (npm: {last})"
+                "e2e: the npm registry cannot be reached, so {spec} cannot be installed (npm: {detail})"
             )
         } else {
-            format!("e2e: npm could not install {spec} (npm: {last})")
+            format!("e2e: npm could not install {spec} (npm: {detail})")
         });
     }
     if !executable.exists() {

@@ -54,8 +54,8 @@ const REPORTED_PROMPT_TOKENS: u64 = 1200;
 /// (Claude Code's context window, Gemini CLI's half of 1M, Codex's configured limit).
 const COMPACTION_TRIGGER_TOKENS: u64 = 950_000;
 
-/// Starts the server; `fixture_url` is known once the port is.
-pub fn start() -> (Server, String) {
+/// Starts the server; the fixture's URL is known once the port is.
+pub fn start() -> Server {
     let port: Arc<OnceLock<u16>> = Arc::default();
     let handler_port = Arc::clone(&port);
     let handler: Arc<Handler> = Arc::new(move |request: &Request| {
@@ -64,8 +64,7 @@ pub fn start() -> (Server, String) {
     });
     let server = Server::start(handler);
     let _ = port.set(server.port);
-    let url = format!("{}{FIXTURE_PATH}", server.base());
-    (server, url)
+    server
 }
 
 fn answer(request: &Request, fixture_url: &str) -> Reply {

@@ -47,7 +47,7 @@ pub fn run(agent: &Agent) -> Session {
     };
     let home = canon(dir.path().join("home"));
     let project = canon(dir.path().join("project"));
-    let (server, _fixture_url) = model::start();
+    let server = model::start();
     let base = server.base();
 
     let version = capture(plain(
