@@ -4,6 +4,7 @@
 //! non-interactively against a scripted model server on 127.0.0.1 (ADR 23).
 
 mod agents;
+mod checks;
 mod http;
 mod install;
 mod model;
