@@ -1,0 +1,33 @@
+//! Real agents driving `cm` end to end: Claude Code (a line that sends MCP tools inline
+//! and one that defers them behind ToolSearch), Gemini CLI and Codex, each installed
+//! from npm into a cache outside the clone, set up with `cm setup`, and run
+//! non-interactively against a scripted model server on 127.0.0.1 (ADR 23).
+
+mod agents;
+mod checks;
+mod http;
+mod install;
+mod model;
+mod script;
+mod session;
+mod wire;
+
+#[test]
+fn claude_code_2_1_197_tools_inline() {
+    session::run(&agents::CLAUDE_INLINE).assert_all();
+}
+
+#[test]
+fn claude_code_2_1_332_tools_deferred() {
+    session::run(&agents::CLAUDE_DEFERRED).assert_all();
+}
+
+#[test]
+fn gemini_cli_0_61_0() {
+    session::run(&agents::GEMINI).assert_all();
+}
+
+#[test]
+fn codex_0_171_0() {
+    session::run(&agents::CODEX).assert_all();
+}

@@ -1,0 +1,126 @@
+//! The scripted model server: routes each request to its provider's wire format, answers
+//! the agent's main loop from `script`, side requests (titles, routing, checks) with a
+//! short text, and serves the fixture the scripted `curl` fetches.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Value, json};
+
+use crate::http::{Handler, Reply, Request, Server};
+use crate::script;
+use crate::wire::{self, Exchange, Turn};
+
+/// Where the scripted shell command points; the body proves a fetch really happened.
+pub const FIXTURE_PATH: &str = "/e2e/fixture";
+pub const FIXTURE_BODY: &str = "cm-e2e-fixture: the page the scripted curl fetched\n";
+
+/// The provider a request was written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Anthropic,
+    Gemini,
+    Responses,
+}
+
+impl Provider {
+    pub fn of(request: &Request) -> Option<Provider> {
+        let path = request.path();
+        if request.method != "POST" {
+            None
+        } else if path.ends_with("/messages") {
+            Some(Provider::Anthropic)
+        } else if path.contains(":generateContent") || path.contains(":streamGenerateContent") {
+            Some(Provider::Gemini)
+        } else if path.ends_with("/responses") {
+            Some(Provider::Responses)
+        } else {
+            None
+        }
+    }
+
+    /// The request read into the provider-neutral form.
+    pub fn read(self, body: &Value) -> Exchange {
+        match self {
+            Provider::Anthropic => wire::anthropic::read(body),
+            Provider::Gemini => wire::gemini::read(body),
+            Provider::Responses => wire::responses::read(body),
+        }
+    }
+}
+
+/// Tokens the answers report as the prompt's size: small, so no agent compacts on its own.
+const REPORTED_PROMPT_TOKENS: u64 = 1200;
+/// Reported with the script's last tool call: past every agent's compaction threshold
+/// (Claude Code's context window, Gemini CLI's half of 1M, Codex's configured limit).
+const COMPACTION_TRIGGER_TOKENS: u64 = 950_000;
+
+/// Starts the server; the fixture's URL is known once the port is.
+pub fn start() -> Server {
+    let port: Arc<OnceLock<u16>> = Arc::default();
+    let handler_port = Arc::clone(&port);
+    let handler: Arc<Handler> = Arc::new(move |request: &Request| {
+        let port = handler_port.get().copied().unwrap_or_default();
+        answer(request, &format!("http://127.0.0.1:{port}{FIXTURE_PATH}"))
+    });
+    let server = Server::start(handler);
+    let _ = port.set(server.port);
+    server
+}
+
+fn answer(request: &Request, fixture_url: &str) -> Reply {
+    let path = request.path();
+    if request.method == "GET" && path == FIXTURE_PATH {
+        return Reply::text(200, FIXTURE_BODY);
+    }
+    if path.ends_with("/count_tokens") {
+        return Reply::json(&json!({"input_tokens": REPORTED_PROMPT_TOKENS}));
+    }
+    if path.contains(":countTokens") {
+        return Reply::json(&json!({"totalTokens": REPORTED_PROMPT_TOKENS}));
+    }
+    let Some(provider) = Provider::of(request) else {
+        return Reply::text(404, "not a route of the scripted model");
+    };
+    let Some(body) = request.json() else {
+        return Reply::text(400, "the scripted model reads JSON bodies only");
+    };
+    let exchange = provider.read(&body);
+    let mut tokens = REPORTED_PROMPT_TOKENS;
+    let turn = if script::is_compaction(&exchange) {
+        Turn::Text(script::COMPACT_SUMMARY.to_owned())
+    } else if script::shell_tool(&exchange).is_some() {
+        let answer = script::answer(&exchange, fixture_url);
+        if answer.compact_next {
+            tokens = COMPACTION_TRIGGER_TOKENS;
+        }
+        answer.turn
+    } else if exchange.wants_json {
+        // Gemini CLI's side checks (next speaker, loop detection) ask for JSON.
+        Turn::Text(
+            json!({"reasoning": "the scripted model is done", "next_speaker": "user"}).to_string(),
+        )
+    } else {
+        Turn::Text("cm e2e".to_owned())
+    };
+    let stream = body["stream"].as_bool() == Some(true) || request.target.contains("alt=sse");
+    match provider {
+        Provider::Anthropic => {
+            let model = body["model"].as_str().unwrap_or("claude");
+            sse_or_json(wire::anthropic::render(&turn, model, stream, tokens))
+        }
+        Provider::Gemini => sse_or_json(wire::gemini::render(&turn, stream, tokens)),
+        Provider::Responses => Reply::sse(wire::responses::render(&turn, tokens)),
+    }
+}
+
+fn sse_or_json((body, sse): (String, bool)) -> Reply {
+    if sse {
+        Reply::sse(body)
+    } else {
+        Reply {
+            status: 200,
+            content_type: "application/json",
+            body: body.into_bytes(),
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! One scripted session: a throw-away HOME and project, `cm setup`, the agent run on the
+//! scripted model, then every check (`checks`) read from the recorded requests. All
+//! checks run and all failures are reported together, with the agent's output tail and
+//! a summary of the requests, so one run shows everything that is wrong.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::agents::{Agent, Host, PROMPT};
+use crate::checks::{Check, checks, compaction_check, excerpt, hook_replies_check};
+use crate::http::Request;
+use crate::model::{self, Provider};
+use crate::script;
+
+/// A guard, not an assertion: an agent still running after this is stopped and the test
+/// fails saying so (a scripted session takes seconds).
+const AGENT_RUN_LIMIT: Duration = Duration::from_secs(180);
+
+pub struct Session {
+    pub label: String,
+    pub version: String,
+    pub took: Duration,
+    pub output: Output,
+    pub requests: Vec<Request>,
+    pub checks: Vec<Check>,
+}
+
+/// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
+pub fn run(agent: &Agent) -> Session {
+    let executable = crate::install::installed(agent.package, agent.version, agent.bin)
+        .unwrap_or_else(|line| panic!("{line}"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let canon = |p: PathBuf| {
+        std::fs::create_dir_all(&p).expect("mkdir");
+        p.canonicalize().expect("canonicalize")
+    };
+    let home = canon(dir.path().join("home"));
+    let project = canon(dir.path().join("project"));
+    let server = model::start();
+    let base = server.base();
+
+    let version = capture(plain(
+        Command::new(&executable).arg("--version"),
+        &home,
+        &project,
+        &base,
+    ));
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    println!("e2e: {} reports version {version:?}", agent.label());
+
+    agent.configure(&home, &project, &base);
+    let setup = capture(
+        plain(
+            &mut Command::new(env!("CARGO_BIN_EXE_cm")),
+            &home,
+            &project,
+            &base,
+        )
+        .args(["setup", "--agents", agent.setup_id(), "--yes"]),
+    );
+    assert!(
+        setup.status.success(),
+        "cm setup --agents {} failed:\n{}{}",
+        agent.setup_id(),
+        String::from_utf8_lossy(&setup.stdout),
+        String::from_utf8_lossy(&setup.stderr)
+    );
+
+    let started = Instant::now();
+    let run = |prompt: &str, resume: Option<&str>| {
+        let mut command = Command::new(&executable);
+        plain(&mut command, &home, &project, &base);
+        agent.apply(&mut command, &base, prompt, resume);
+        capture(&mut command)
+    };
+    let mut output = run(PROMPT, None);
+    let took = started.elapsed();
+    if agent.host == Host::Claude {
+        // Claude Code does not compact on its own within a `-p` turn; `/compact` on the
+        // resumed session does, and the next resumed run shows what the model gets.
+        let id = session_id(&output.stdout);
+        for (label, prompt) in [
+            ("/compact", "/compact"),
+            ("the run after it", script::AFTER_COMPACTION_PROMPT),
+        ] {
+            let more = run(prompt, id.as_deref());
+            output.stdout.extend(format!("\n[e2e: {label}]\n").bytes());
+            output.stdout.extend(&more.stdout);
+            output.stderr.extend(&more.stderr);
+        }
+    }
+    let requests = server.requests();
+    let mut checks = checks(&requests);
+    if agent.compacts() {
+        checks.push(compaction_check(&requests));
+    }
+    if agent.host == Host::Claude {
+        checks.push(hook_replies_check(&output.stdout));
+    }
+    drop(dir);
+    Session {
+        label: agent.label(),
+        version,
+        took,
+        output,
+        requests,
+        checks,
+    }
+}
+
+/// A command with only what a user's shell would give it: PATH, the throw-away HOME,
+/// the project as working directory, and every proxy pointed at the scripted server so
+/// no request an agent makes can leave the machine.
+fn plain<'a>(command: &'a mut Command, home: &Path, project: &Path, base: &str) -> &'a mut Command {
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .current_dir(project);
+    for proxy in [
+        "HTTPS_PROXY",
+        "HTTP_PROXY",
+        "ALL_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "all_proxy",
+    ] {
+        command.env(proxy, base);
+    }
+    command
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+}
+
+/// The first `session_id` of a stream-json output.
+fn session_id(stdout: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v["session_id"].as_str().map(str::to_owned))
+}
+
+/// Runs to completion (stdin closed), stopped at `AGENT_RUN_LIMIT`.
+fn capture(command: &mut Command) -> Output {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + AGENT_RUN_LIMIT;
+    let status = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break child.wait().expect("wait");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = err.join().unwrap_or_default();
+    if Instant::now() > deadline {
+        stderr.extend(format!("\n[e2e: stopped after {AGENT_RUN_LIMIT:?}]\n").bytes());
+    }
+    Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr,
+    }
+}
+
+impl Session {
+    /// Quiet on success; on failure every failed check, the agent's output tail and the
+    /// recorded requests.
+    pub fn assert_all(&self) {
+        let failed: Vec<&Check> = self.checks.iter().filter(|c| c.failure.is_some()).collect();
+        println!(
+            "e2e: {} ({}) scripted session took {:.1} s, {} requests",
+            self.label,
+            self.version,
+            self.took.as_secs_f64(),
+            self.requests.len()
+        );
+        if failed.is_empty() {
+            return;
+        }
+        let mut report = format!(
+            "{}: {} of {} checks failed\n",
+            self.label,
+            failed.len(),
+            self.checks.len()
+        );
+        for check in &failed {
+            report += &format!(
+                "  FAIL {}: {}\n",
+                check.name,
+                check.failure.as_deref().unwrap_or_default()
+            );
+        }
+        for check in self.checks.iter().filter(|c| c.failure.is_none()) {
+            report += &format!("  ok   {}\n", check.name);
+        }
+        report += &format!("agent exit: {}\n", self.output.status);
+        report += &format!(
+            "--- agent stdout (tail) ---\n{}\n",
+            tail(&self.output.stdout)
+        );
+        report += &format!(
+            "--- agent stderr (tail) ---\n{}\n",
+            tail(&self.output.stderr)
+        );
+        report += "--- recorded requests ---\n";
+        for request in &self.requests {
+            report += &format!("{}\n", summary(request));
+        }
+        panic!("{report}");
+    }
+}
+
+fn tail(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(25);
+    lines[start..]
+        .iter()
+        .map(|l| match l.char_indices().nth(600) {
+            Some((at, _)) => format!("{}…", &l[..at]),
+            None => (*l).to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn summary(request: &Request) -> String {
+    let head = format!("{} {}", request.method, request.target);
+    let Some((provider, body)) = Provider::of(request).zip(request.json()) else {
+        return head;
+    };
+    let exchange = provider.read(&body);
+    let mut line = format!("{head}: {} tools", exchange.offered.len());
+    if let Some(call) = exchange.calls.last() {
+        line += &format!(
+            "; last call {} {} → {}",
+            call.id,
+            call.name,
+            call.result
+                .as_deref()
+                .map(excerpt)
+                .unwrap_or_else(|| "(no result)".to_owned())
+        );
+    }
+    line
+}
