@@ -149,10 +149,10 @@ impl StatsReport {
     }
 }
 
-/// The session `cm stats` and `cm statusline` report on when they are given none (or one
-/// that measured nothing): the hooks' most recent session when it recorded tool calls,
-/// else the session of the newest tool call. The MCP server and the hooks learn the
-/// session id from different places, so the two need not agree.
+/// The session `cm stats` reports on when it is given none (or one that measured
+/// nothing): the hooks' most recent session when it recorded tool calls, else the
+/// session of the newest tool call (the server and the hooks of one agent share its
+/// session, ADR 0021, so the two usually agree).
 pub fn reported_session(store: &Store, given: Option<&str>) -> Result<Option<String>, StoreError> {
     let given = given.map(str::trim).filter(|s| !s.is_empty());
     if let Some(session) = given
