@@ -17,6 +17,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "paths",
             "permissions",
             "readiness",
+            "agent_session",
             "upgrade",
             "model",
             "worktree",

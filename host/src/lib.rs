@@ -1,6 +1,7 @@
 //! `cm`: context-mode's native host — MCP server, hook dispatcher, plugin host and CLI.
 //! The binary (`main.rs`) only calls [`cli::main`].
 
+pub mod agent_session;
 pub mod chunk;
 pub mod cli;
 pub mod doctor;

@@ -92,7 +92,8 @@ pub const FLOOD_NORMAL_CALLS: u32 = 3;
 /// Calls per window answered with one result per query; beyond it, a redirect to batch.
 pub const FLOOD_REDUCED_CALLS: u32 = 8;
 
-/// The state block injected after compaction.
+/// The whole injection after compaction: the state block and the line that names
+/// `ctx_resume` / `ctx_search` together.
 pub const STATE_BUDGET_BYTES: usize = 2_048;
 /// One `ctx_resume` reply.
 pub const RESUME_CAP_BYTES: usize = 2_048;

@@ -164,3 +164,54 @@ fn a_failed_tool_reaches_the_state_block_through_post_tool_use_failure() {
         sandbox.hook_errors()
     );
 }
+
+/// Claude Code hands an MCP result to PostToolUse as the JSON string of `{"result": …}`.
+/// What gets indexed is the text the tool returned, with its real newlines; the hook's
+/// saving is a row of the per-tool table; and a server of the same agent, told no
+/// session, counts both as this session's (ADR 0021).
+#[test]
+fn an_encoded_mcp_result_is_indexed_as_its_text_and_counted_in_this_session() {
+    let sandbox = Sandbox::new();
+    prompt(&sandbox, "which open issues mention useDeferredValue?");
+    let text: String = (1..=400)
+        .map(|n| format!("issue line: #{n} useDeferredValue stays stale after render {n}\n"))
+        .collect();
+    let encoded = serde_json::json!({ "result": text }).to_string();
+    assert!(encoded.contains("\\n"), "the payload carries JSON escapes");
+    let reply = post_tool_use(
+        &sandbox,
+        "mcp__github__list_issues",
+        serde_json::Value::String(encoded),
+    );
+    assert!(
+        reply
+            .pointer("/hookSpecificOutput/updatedMCPToolOutput")
+            .is_some(),
+        "{reply}"
+    );
+
+    let mut client = sandbox.live_server();
+    let (found, is_error) = client.call_tool(
+        "ctx_search",
+        serde_json::json!({ "queries": ["useDeferredValue"], "source": "mcp__github__list_issues" }),
+    );
+    assert!(!is_error, "{found}");
+    assert!(found.contains("issue line:"), "{found}");
+    assert!(
+        !found.contains("\\n") && !found.contains(r#"{"result""#),
+        "the chunk is the tool's text, not its JSON: {found}"
+    );
+    assert!(found.contains("this session"), "{found}");
+    assert!(!found.contains("earlier session"), "{found}");
+
+    let (stats, _) = client.call_tool("ctx_stats", serde_json::json!({}));
+    let session_part = stats.split("This project, all time").next().unwrap_or("");
+    assert!(
+        session_part.contains(&format!("This session · {SESSION}")),
+        "{stats}"
+    );
+    assert!(
+        session_part.contains("mcp__github__list_issues (hook)"),
+        "the hook's saving is in this session's table: {stats}"
+    );
+}

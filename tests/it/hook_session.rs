@@ -513,3 +513,113 @@ fn a_call_the_policy_denies_is_not_journalled_as_run_or_rejected() {
     );
     assert!(!context.contains("sudo"), "{context}");
 }
+
+/// One `cm hook gemini-cli <event>` call with Gemini's common fields; its stdout.
+fn gemini_hook(sandbox: &Sandbox, event: &str, session: &str, extra: Value) -> String {
+    let mut payload = json!({
+        "session_id": session,
+        "transcript_path": "",
+        "cwd": sandbox.project.to_string_lossy(),
+        "hook_event_name": event,
+        "timestamp": "2026-12-01T10:00:00.000Z",
+    });
+    if let (Some(p), Some(e)) = (payload.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    let out = sandbox.hook(
+        "gemini-cli",
+        &event.to_ascii_lowercase(),
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{event}: {out:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Claude Code 2.1.332 passes its session to MCP servers as `CLAUDE_CODE_SESSION_ID`.
+#[test]
+fn the_server_takes_claude_codes_session_variable() {
+    let sandbox = Sandbox::new();
+    let mut command = sandbox.cm();
+    command.env("CLAUDE_CODE_SESSION_ID", SESSION);
+    let mut client = common::McpClient::spawn(command);
+    let (reply, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "seq 1 3000"}),
+    );
+    assert!(!is_error, "{reply}");
+    let (stats, _) = client.call_tool("ctx_stats", json!({}));
+    assert!(
+        stats.contains(&format!("This session · {SESSION}")),
+        "{stats}"
+    );
+}
+
+/// Gemini CLI's hooks get `session_id`; the server it starts gets no session at all.
+/// Both run under the same agent process, so the server takes the session the agent's
+/// hooks announced, and follows it when the session changes.
+#[test]
+fn a_server_told_no_session_takes_the_one_its_agents_hooks_announced() {
+    let sandbox = Sandbox::new();
+    let gemini = |event: &str, session: &str, extra: Value| {
+        gemini_hook(&sandbox, event, session, extra);
+    };
+    gemini("SessionStart", SESSION, json!({"source": "startup"}));
+    let mut client = sandbox.live_server();
+    let (_, is_error) = client.call_tool(
+        "ctx_index",
+        json!({"content": "# Notes\nThe deploy key rotates every Tuesday.", "source": "notes"}),
+    );
+    assert!(!is_error);
+    let (found, _) = client.call_tool("ctx_search", json!({"queries": ["deploy key rotates"]}));
+    assert!(found.contains("this session"), "{found}");
+    let (stats, _) = client.call_tool("ctx_stats", json!({}));
+    assert!(
+        stats.contains(&format!("This session · {SESSION}")),
+        "{stats}"
+    );
+    // A new session of the same agent (/clear, a new chat): the server follows it.
+    gemini("SessionStart", OTHER, json!({"source": "clear"}));
+    let (found, _) = client.call_tool("ctx_search", json!({"queries": ["deploy key rotates"]}));
+    assert!(found.contains("earlier session"), "{found}");
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
+}
+
+/// Gemini CLI fires no SessionStart after PreCompress: the block saved at compaction
+/// comes back on the next BeforeAgent, once, within 2,048 bytes.
+#[test]
+fn gemini_gets_the_state_block_back_on_the_next_before_agent_once() {
+    let sandbox = Sandbox::new();
+    let gemini = |event: &str, extra: Value| gemini_hook(&sandbox, event, SESSION, extra);
+    gemini("SessionStart", json!({"source": "startup"}));
+    gemini("BeforeAgent", json!({"prompt": LAST_REQUEST}));
+    for n in 0..30 {
+        let command = format!("cat src/module_{n}.rs");
+        gemini(
+            "AfterTool",
+            json!({"tool_name": "read_file", "tool_input": {"absolute_path": format!("{}/src/module_{n}.rs", sandbox.project.display())},
+                   "tool_response": {"llmContent": command, "returnDisplay": "", "error": null}}),
+        );
+    }
+    gemini("PreCompress", json!({"trigger": "auto"}));
+    let context = additional_context(&gemini("BeforeAgent", json!({"prompt": "go on"})))
+        .expect("the state block comes back");
+    assert!(context.contains("## Session state"), "{context}");
+    assert!(context.contains("Api.foo"), "the last request: {context}");
+    assert!(context.len() <= 2_048, "{} B:\n{context}", context.len());
+    let again = additional_context(&gemini("BeforeAgent", json!({"prompt": "and then?"})));
+    assert!(
+        again
+            .as_deref()
+            .is_none_or(|c| !c.contains("## Session state")),
+        "given once: {again:?}"
+    );
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
+}

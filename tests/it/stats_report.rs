@@ -129,7 +129,9 @@ fn stats_show_exactly_what_the_calls_measured() {
     let report = call(&mut client, "ctx_stats", json!({}));
     let session = session_part(&report);
     let kept_line = format!("  {}\n", sent.percent());
-    assert!(session.contains("This session · serve-"), "{report}");
+    // Told no session by the host, and no hook announced one: the id derived from the
+    // agent process (here the test), which the hooks would derive too (ADR 0021).
+    assert!(session.contains("This session · pid-"), "{report}");
     assert!(
         session.contains("  kept out  ") && session.contains(&kept_line),
         "expected {kept_line:?}: {report}"
@@ -168,9 +170,10 @@ fn stats_show_exactly_what_the_calls_measured() {
     assert!(
         json["session_id"]
             .as_str()
-            .is_some_and(|s| s.starts_with("serve-")),
+            .is_some_and(|s| s.starts_with("pid-")),
         "{json}"
     );
+    let server_session = json["session_id"].as_str().unwrap_or_default().to_string();
     assert_eq!(
         json["all_projects"]["projects"][0]["name"],
         json!(sandbox.project.display().to_string())
@@ -182,14 +185,22 @@ fn stats_show_exactly_what_the_calls_measured() {
         sent.percent(),
         sent.calls
     );
-    let status = json!({
-        "session_id": "a-claude-session",
-        "cwd": "/",
-        "workspace": {"current_dir": "/", "project_dir": sandbox.project},
-    });
+    let status = |session: &str| {
+        json!({
+            "session_id": session,
+            "cwd": "/",
+            "workspace": {"current_dir": "/", "project_dir": sandbox.project},
+        })
+        .to_string()
+    };
     assert_eq!(
-        statusline(&sandbox, status.to_string().as_bytes()),
+        statusline(&sandbox, status(&server_session).as_bytes()),
         expected
+    );
+    // The agent's session is shown, not the one that measured last: a new one has nothing.
+    assert_eq!(
+        statusline(&sandbox, status("a-new-claude-session").as_bytes()),
+        "context-mode: no tool output measured yet\n"
     );
     // Without stdin JSON the project is the working directory.
     assert_eq!(statusline(&sandbox, b""), expected);
@@ -434,4 +445,94 @@ fn screenshot(html: &Path) {
         }
     }
     assert!(colours.len() > 50, "the screenshot is nearly one colour");
+}
+
+/// A Claude Code SessionStart hook of this agent, naming `model`.
+fn session_start_with_model(sandbox: &Sandbox, session: &str, model: &str) {
+    let payload = json!({
+        "session_id": session,
+        "transcript_path": format!("/tmp/{session}.jsonl"),
+        "cwd": sandbox.project,
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "model": model,
+    });
+    let out = sandbox.hook(
+        "claude-code",
+        "sessionstart",
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// Replies larger than what they measured (a short output in a formatted reply) never
+/// give a negative share (upstream's ADR-0004 strict formula); the session's savings
+/// are priced at the model the agent's hooks named.
+#[test]
+fn shares_are_never_negative_and_savings_are_priced_at_the_agents_model() {
+    let sandbox = Sandbox::new();
+    session_start_with_model(&sandbox, "priced-session", "claude-sonnet-4-5-20250929");
+    let mut client = sandbox.live_server();
+    for code in ["echo hi", "printf 'a\\nb\\n'", "true"] {
+        call(
+            &mut client,
+            "ctx_execute",
+            json!({"language": "shell", "code": code}),
+        );
+    }
+    let stats = call(&mut client, "ctx_stats", json!({}));
+    let negative = stats
+        .split_whitespace()
+        .any(|word| word.starts_with('-') && word.ends_with('%'));
+    assert!(!negative, "a negative share:\n{stats}");
+    assert!(
+        !stats.contains("≈ $"),
+        "nothing kept out, nothing saved:\n{stats}"
+    );
+
+    call(
+        &mut client,
+        "ctx_execute",
+        json!({"language": "shell", "code": "head -c 400000 /dev/zero | tr '\\0' a"}),
+    );
+    let stats = call(&mut client, "ctx_stats", json!({}));
+    assert!(stats.contains("This session · priced-session"), "{stats}");
+    let cost = stats
+        .lines()
+        .find(|l| l.contains("≈ $"))
+        .unwrap_or_else(|| panic!("no cost line:\n{stats}"));
+    assert!(
+        cost.contains("claude-sonnet-4-5-20250929 input at $3.00 per million tokens"),
+        "{cost}"
+    );
+    // ≈ 99,000 tokens kept out at $3 per million: about thirty cents.
+    assert!(cost.contains("≈ $0.2") || cost.contains("≈ $0.3"), "{cost}");
+}
+
+#[test]
+fn an_unknown_model_shows_no_cost_line_unless_the_user_prices_it() {
+    let sandbox = Sandbox::new();
+    session_start_with_model(&sandbox, "local-session", "my-local-llama");
+    let big = json!({"language": "shell", "code": "head -c 40000 /dev/zero | tr '\\0' a"});
+    let mut client = sandbox.live_server();
+    call(&mut client, "ctx_execute", big.clone());
+    let stats = call(&mut client, "ctx_stats", json!({}));
+    assert!(!stats.contains("≈ $"), "{stats}");
+    drop(client);
+
+    std::fs::write(
+        sandbox.root.join("prices.json"),
+        r#"{"my-local-llama": 0.5}"#,
+    )
+    .expect("prices file");
+    let mut client = sandbox.live_server();
+    let stats = call(&mut client, "ctx_stats", json!({}));
+    let cost = stats
+        .lines()
+        .find(|l| l.contains("≈ $"))
+        .unwrap_or_default();
+    assert!(
+        cost.contains("my-local-llama input at $0.50 per million tokens"),
+        "{stats}"
+    );
 }

@@ -30,27 +30,114 @@ pub const INTERRUPTED_NOTE: &str = "[command interrupted]";
 
 /// Flattens a tool response the way the model sees it.
 ///
+/// A string that is itself the JSON of one of these shapes (Claude Code passes an MCP
+/// result as `"{\"result\":\"…\"}"`, Cursor's `tool_output` is a JSON string) is decoded
+/// first, so the text keeps its real newlines; any other string is taken as is.
+///
 /// Shell shapes (`stdout`/`stderr`) become stdout then stderr; file reads
 /// (`file.content`) become the content; MCP results (`content: [{type:text}]`)
 /// become their text blocks; plain `output`/`result`/`content` strings are
 /// taken as is; anything else is compact JSON so nothing is silently lost.
 pub fn tool_output(response: &Value) -> ToolOutput {
+    tool_output_within(response, ENCODED_DEPTH_MAX)
+}
+
+/// How many times a response may be a JSON string inside a JSON string.
+const ENCODED_DEPTH_MAX: usize = 3;
+
+/// The keys of the wrappers hosts put around a tool's text: an encoded object is decoded
+/// only when every key is one of these, so a tool that returns JSON data keeps it whole.
+const WRAPPER_KEYS: &[&str] = &[
+    "result",
+    "content",
+    "structuredContent",
+    "isError",
+    "is_error",
+    "_meta",
+    "output",
+    "stdout",
+    "stderr",
+    "interrupted",
+    "isImage",
+    "exit_code",
+    "exitCode",
+    "text",
+    "type",
+    "llmContent",
+    "returnDisplay",
+    "error",
+    "success",
+];
+
+fn tool_output_within(response: &Value, depth: usize) -> ToolOutput {
     match response {
         Value::Null => ToolOutput::default(),
-        Value::String(text) => ToolOutput {
-            text: text.clone(),
-            ..ToolOutput::default()
+        Value::String(text) => match encoded_wrapper(text).filter(|_| depth > 0) {
+            Some(decoded) => tool_output_within(&decoded, depth - 1),
+            None => ToolOutput {
+                text: text.clone(),
+                ..ToolOutput::default()
+            },
         },
         Value::Array(items) => ToolOutput {
             text: content_blocks_text(items).unwrap_or_else(|| to_compact(response)),
             ..ToolOutput::default()
         },
-        Value::Object(object) => object_output(object),
+        Value::Object(object) => {
+            let mut out = object_output(object);
+            // `{"result": "<encoded wrapper>"}`: the inner text is the tool's.
+            if depth > 0
+                && let Some(inner) = encoded_wrapper(&out.text)
+            {
+                let inner = tool_output_within(&inner, depth - 1);
+                out.text = inner.text;
+                out.is_error |= inner.is_error;
+                out.exit_code = out.exit_code.or(inner.exit_code);
+            }
+            out
+        }
         other => ToolOutput {
             text: to_compact(other),
             ..ToolOutput::default()
         },
     }
+}
+
+/// `text` decoded when it is the JSON of a host's wrapper (an object of wrapper keys
+/// holding a text, or a list of MCP content blocks); `None` for any other text.
+fn encoded_wrapper(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    let value: Value = serde_json::from_str(trimmed).ok()?;
+    let is_wrapper = match &value {
+        Value::Object(object) => {
+            !object.is_empty()
+                && object
+                    .keys()
+                    .all(|key| WRAPPER_KEYS.contains(&key.as_str()))
+                && [
+                    "result",
+                    "content",
+                    "output",
+                    "stdout",
+                    "text",
+                    "llmContent",
+                ]
+                .iter()
+                .any(|key| object.contains_key(*key))
+        }
+        Value::Array(items) => {
+            !items.is_empty()
+                && items
+                    .iter()
+                    .all(|item| item.as_object().is_some_and(|o| o.contains_key("type")))
+                && content_blocks_text(items).is_some()
+        }
+        _ => false,
+    };
+    is_wrapper.then_some(value)
 }
 
 fn object_output(object: &Map<String, Value>) -> ToolOutput {
@@ -221,6 +308,32 @@ mod tests {
         }));
         assert_eq!(failed.text, "Error: no such file");
         assert!(failed.is_error);
+    }
+
+    #[test]
+    fn encoded_mcp_results_are_decoded_to_their_text() {
+        // Claude Code: an MCP result arrives as the JSON string of `{"result": …}`.
+        let claude = json!("{\"result\":\"line 1\\nline 2\"}");
+        assert_eq!(tool_output(&claude).text, "line 1\nline 2");
+        // Cursor: `tool_output` is the JSON string of the MCP content list or result.
+        let blocks = json!(r#"[{"type":"text","text":"a\nb"},{"type":"text","text":"c"}]"#);
+        assert_eq!(tool_output(&blocks).text, "a\nb\nc");
+        let result = json!(r#"{"content":[{"type":"text","text":"x\ny"}],"isError":true}"#);
+        let out = tool_output(&result);
+        assert_eq!(out.text, "x\ny");
+        assert!(out.is_error);
+        // A wrapper object whose result is itself an encoded content list.
+        let nested = json!({"result": r#"[{"type":"text","text":"deep\ntext"}]"#});
+        assert_eq!(tool_output(&nested).text, "deep\ntext");
+    }
+
+    #[test]
+    fn json_that_a_tool_returned_is_kept_whole() {
+        let data = r#"{"items":[1,2],"result":"ok"}"#;
+        assert_eq!(tool_output(&json!(data)).text, data);
+        assert_eq!(tool_output(&json!("[1,2]")).text, "[1,2]");
+        assert_eq!(tool_output(&json!("{not json")).text, "{not json");
+        assert_eq!(tool_output(&json!({"result": "[1,2]"})).text, "[1,2]");
     }
 
     #[test]

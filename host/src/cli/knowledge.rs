@@ -43,7 +43,11 @@ pub(super) fn open_service() -> anyhow::Result<Service> {
     // No project is this command's error, not a refusal of every call.
     let project_dir = crate::paths::project_dir()?;
     let session_id = format!("cli-{}-{}", std::process::id(), crate::timestamp::now_ms());
-    Ok(Service::new(root, Ok(project_dir), session_id))
+    Ok(Service::new(
+        root,
+        Ok(project_dir),
+        crate::agent_session::ServerSession::fixed(session_id),
+    ))
 }
 
 pub fn index(args: IndexArgs) -> anyhow::Result<()> {

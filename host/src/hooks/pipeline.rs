@@ -48,6 +48,10 @@ pub(super) fn run(
     }
 
     let stdin = read_stdin()?;
+    let model = crate::agent_session::payload_model(&stdin);
+    // The agent both this hook and `cm serve` run under (ADR 0021); its pid is the one
+    // the adapter derives a session id from when the payload names none.
+    let agent = crate::agent_session::agent_of_this_process();
     let input = ParseInput {
         native_event: loaded.binding.native.clone(),
         stdin,
@@ -58,13 +62,26 @@ pub(super) fn run(
             .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
             .collect(),
         // SAFETY: getppid has no preconditions.
-        parent_pid: unsafe { libc::getppid() } as u32,
+        parent_pid: agent.map_or_else(|| unsafe { libc::getppid() } as u32, |a| a.pid),
     };
     let parsed = loaded.adapter.parse(input)?;
     let event = parsed.map_err(|err| match err {
         ParseError::UnknownEvent(name) => HookFailure::EventNotHandled(name),
         ParseError::BadInput(why) => HookFailure::BadStdin(why),
     })?;
+
+    if let Some(agent) = agent
+        && !event.session_id.trim().is_empty()
+    {
+        let announcement = crate::agent_session::Announcement {
+            session_id: event.session_id.clone(),
+            platform: platform.to_string(),
+            model,
+        };
+        if let Err(err) = crate::agent_session::announce(root, agent, &announcement) {
+            log(&format!("cannot announce the session to the server: {err}"));
+        }
+    }
 
     // No project (the working directory was deleted): nothing to decide for or journal
     // into; the caller answers with the allow reply and logs this line.

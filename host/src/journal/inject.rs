@@ -5,7 +5,9 @@
 use super::Category;
 use super::state::line_with_pointer;
 use super::text::{body, cut, fields, one_line, with_fields};
-use crate::limits::{PROMPT_MATCH_MAX_BYTES, RESUME_CAP_BYTES, STATE_LINE_MAX_BYTES};
+use crate::limits::{
+    PROMPT_MATCH_MAX_BYTES, RESUME_CAP_BYTES, STATE_BUDGET_BYTES, STATE_LINE_MAX_BYTES,
+};
 use crate::model::{CtxToolNames, SessionSource};
 use crate::search::ParsedQuery;
 use crate::store::{JournalEntry, NewJournalEntry, Store, StoreError};
@@ -53,14 +55,47 @@ pub fn session_start_context(
         }
     };
     Ok(match (state, source) {
-        (Some(block), _) => Some(format!(
-            "{block}\nA row in full: {}(seq); older output: {}(queries).",
-            ctx_tools.name("ctx_resume"),
-            ctx_tools.name("ctx_search")
-        )),
+        (Some(block), _) => Some(state_injection(&block, ctx_tools)),
         (None, SessionSource::Unknown) => Some(routing_block(ctx_tools)),
         (None, _) => None,
     })
+}
+
+/// The state block saved at the session's last compaction, taken (so given once), as
+/// injected: for hosts that fire no SessionStart after compacting (Gemini CLI), on the
+/// next event that can carry context.
+pub fn saved_state_context(
+    store: &mut Store,
+    session_id: &str,
+    ctx_tools: &CtxToolNames,
+) -> Result<Option<String>, StoreError> {
+    Ok(store
+        .take_state_block(session_id)?
+        .map(|saved| state_injection(&saved.block, ctx_tools)))
+}
+
+/// A state block and the line naming the tools that reach further, within
+/// STATE_BUDGET_BYTES together: the block's last lines (its lowest-priority rows) give
+/// way to the pointer line; a pointer that cannot fit at all is left out.
+pub fn state_injection(block: &str, ctx_tools: &CtxToolNames) -> String {
+    let pointer = format!(
+        "A row in full: {}(seq); older output: {}(queries).",
+        ctx_tools.name("ctx_resume"),
+        ctx_tools.name("ctx_search")
+    );
+    let mut lines: Vec<&str> = block.lines().collect();
+    let total = |lines: &[&str]| lines.iter().map(|l| l.len() + 1).sum::<usize>() + pointer.len();
+    while lines.len() > 1 && total(&lines) > STATE_BUDGET_BYTES {
+        lines.pop();
+    }
+    let mut out = lines.join("\n");
+    if total(&lines) <= STATE_BUDGET_BYTES {
+        out.push('\n');
+        out.push_str(&pointer);
+    } else {
+        out = cut(&out, STATE_BUDGET_BYTES).to_string();
+    }
+    out
 }
 
 fn state_for(

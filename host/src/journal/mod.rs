@@ -44,7 +44,10 @@ mod view;
 mod tests;
 
 pub use extract::{Extracted, NewEntry, Paste, extract};
-pub use inject::{prompt_context, resume, routing_block, session_start_context};
+pub use inject::{
+    prompt_context, resume, routing_block, saved_state_context, session_start_context,
+    state_injection,
+};
 pub use record::{Recorded, pre_compact, record};
 pub use redact::redact;
 pub use state::build_state_block;

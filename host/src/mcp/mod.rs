@@ -44,17 +44,8 @@ async fn run() -> anyhow::Result<()> {
     let mut termination = Termination::install();
     let root = crate::paths::data_root()?;
     let project = crate::paths::project_dir();
-    let session_id = std::env::var("CLAUDE_SESSION_ID")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| {
-            format!(
-                "serve-{}-{}",
-                std::process::id(),
-                crate::timestamp::now_ms()
-            )
-        });
-    let service = Arc::new(Service::new(root.clone(), project, session_id));
+    let session = crate::agent_session::ServerSession::of_this_process(root.clone());
+    let service = Arc::new(Service::new(root.clone(), project, session));
     {
         // Old content and memory files are housekeeping: never in the way of the handshake.
         let service = service.clone();

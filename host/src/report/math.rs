@@ -1,27 +1,26 @@
 //! The arithmetic of the savings figures, in integers so a figure is exact and never
 //! rounded up: kept-out share, tokens, bars, percentiles, human sizes.
 
-/// Kept-out share in tenths of a percent, floored: 1 − returned / raw. `None` when
-/// nothing raw was measured (no share can honestly be given). Negative when a tool
-/// returned more than it measured raw (e.g. a reply larger than the content indexed).
+/// Kept-out share in tenths of a percent, floored, by upstream's strict-compression
+/// formula (its ADR-0004): avoided = max(0, raw − returned), share = avoided /
+/// (avoided + returned). Never negative: a reply larger than what it measured (a
+/// formatted reply around a short output, a batch answer with search results) avoided
+/// nothing. `None` when nothing raw was measured (no share can honestly be given).
 pub fn kept_out_permille(raw_bytes: u64, returned_bytes: u64) -> Option<i64> {
     if raw_bytes == 0 {
         return None;
     }
-    let kept = i128::from(raw_bytes) - i128::from(returned_bytes);
-    let permille = (kept * 1_000).div_euclid(i128::from(raw_bytes));
-    Some(i64::try_from(permille).unwrap_or(i64::MIN))
+    let avoided = u128::from(kept_out_bytes(raw_bytes, returned_bytes));
+    let without = avoided + u128::from(returned_bytes);
+    let permille = avoided * 1_000 / without.max(1);
+    Some(i64::try_from(permille).unwrap_or(1_000))
 }
 
-/// `98.7%`, `0.0%`, `-12.5%`; `n/a` when nothing raw was measured.
+/// `98.7%`, `0.0%`; `n/a` when nothing raw was measured.
 pub fn percent_text(raw_bytes: u64, returned_bytes: u64) -> String {
     match kept_out_permille(raw_bytes, returned_bytes) {
         None => "n/a".into(),
-        Some(permille) => {
-            let sign = if permille < 0 { "-" } else { "" };
-            let abs = permille.unsigned_abs();
-            format!("{sign}{}.{}%", abs / 10, abs % 10)
-        }
+        Some(permille) => format!("{}.{}%", permille / 10, permille % 10),
     }
 }
 
@@ -97,9 +96,10 @@ mod tests {
         assert_eq!(percent_text(0, 0), "n/a");
         assert_eq!(percent_text(0, 400), "n/a");
         assert_eq!(kept_out_permille(0, 0), None);
-        // A reply larger than what it measured: an honest negative share.
-        assert_eq!(percent_text(100, 125), "-25.0%");
-        assert_eq!(percent_text(1_000, 1_001), "-0.1%");
+        // A reply larger than what it measured avoided nothing: never a negative share.
+        assert_eq!(percent_text(100, 125), "0.0%");
+        assert_eq!(percent_text(1_000, 1_001), "0.0%");
+        assert_eq!(kept_out_permille(100, 125), Some(0));
     }
 
     #[test]

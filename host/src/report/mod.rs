@@ -5,6 +5,7 @@
 
 pub mod insight;
 pub mod math;
+pub mod prices;
 pub mod stats;
 pub mod statusline;
 pub mod svg;

@@ -131,14 +131,28 @@ pub struct StatsReport {
     /// The session the first scope is about; absent when no tool call was recorded.
     pub session_id: Option<String>,
     pub session: Scope,
+    /// What the session's kept-out tokens would have cost as input, when a price is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_cost: Option<super::prices::Cost>,
     pub project: Scope,
     pub all_projects: AllProjects,
 }
 
-/// The session `cm stats` and `cm statusline` report on when they are given none (or one
-/// that measured nothing): the hooks' most recent session when it recorded tool calls,
-/// else the session of the newest tool call. The MCP server and the hooks learn the
-/// session id from different places, so the two need not agree.
+impl StatsReport {
+    /// Adds the cost line of the session scope for `model` (hidden when nothing was kept
+    /// out or no price is known).
+    pub fn with_cost(mut self, root: &Path, model: Option<&str>) -> Self {
+        self.session_cost = (self.session.totals.kept_out_tokens > 0)
+            .then(|| super::prices::cost(root, model, self.session.totals.kept_out_tokens))
+            .flatten();
+        self
+    }
+}
+
+/// The session `cm stats` reports on when it is given none (or one that measured
+/// nothing): the hooks' most recent session when it recorded tool calls, else the
+/// session of the newest tool call (the server and the hooks of one agent share its
+/// session, ADR 0021, so the two usually agree).
 pub fn reported_session(store: &Store, given: Option<&str>) -> Result<Option<String>, StoreError> {
     let given = given.map(str::trim).filter(|s| !s.is_empty());
     if let Some(session) = given
@@ -180,6 +194,7 @@ pub fn gather(
         project_dir: project_dir.display().to_string(),
         session_id: session_id.map(String::from),
         session,
+        session_cost: None,
         project,
         all_projects: all_projects(root),
     })

@@ -49,15 +49,24 @@ impl StatusInput {
     }
 }
 
-/// The status line of `project_dir`'s session `session_id` (or the session that measured last).
+/// The status line of `project_dir`'s session `session_id` (or, when the agent names
+/// none, the session that measured last).
 pub fn line(root: &Path, project_dir: &Path, session_id: Option<&str>) -> String {
     let db = crate::paths::project_db(root, project_dir);
     if !db.is_file() {
         return NOTHING_YET.to_string();
     }
     let totals = Store::open_read_only(&db).and_then(|store| {
-        let Some(session) = reported_session(&store, session_id)? else {
-            return Ok(Totals::default());
+        // The agent named its session: that session's figures, even when it measured
+        // nothing yet (the server records under the agent's id, ADR 0021); only a
+        // status JSON without one falls back to the session that measured last.
+        let given = session_id.map(str::trim).filter(|s| !s.is_empty());
+        let session = match given {
+            Some(id) => id.to_string(),
+            None => match reported_session(&store, None)? {
+                Some(session) => session,
+                None => return Ok(Totals::default()),
+            },
         };
         let tools: Vec<ToolLine> = store
             .tool_stats_summary(Some(&session))?
@@ -128,6 +137,8 @@ mod tests {
             line(root.path(), project.path(), Some("s1")),
             "context-mode: 18.3 KB kept out (92.4%) · 2 calls"
         );
+        // The agent's own session, new: its nothing, not another session's figures.
+        assert_eq!(line(root.path(), project.path(), Some("s2")), NOTHING_YET);
         let db = store.path().to_path_buf();
         drop(store);
         std::fs::write(&db, b"not a database at all, not even close").expect("garbage");

@@ -21,6 +21,9 @@ pub fn render(report: &StatsReport) -> String {
         None => "This session".to_string(),
     };
     scope(&mut out, &session_title, "in this session", &report.session);
+    if let Some(cost) = &report.session_cost {
+        let _ = writeln!(out, "  {}", super::prices::line(cost));
+    }
     scope(
         &mut out,
         "This project, all time",
@@ -66,15 +69,22 @@ fn summary(out: &mut String, t: &Totals) {
 }
 
 fn tool_table(out: &mut String, tools: &[ToolLine]) {
+    // Rows of hook savings name the other server's tool: the column grows to fit them.
+    let width = tools
+        .iter()
+        .map(|t| t.tool.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(TOOL_COLUMN);
     let _ = writeln!(
         out,
-        "  {:<TOOL_COLUMN$} {:>6} {:>10} {:>10} {:>9}",
+        "  {:<width$} {:>6} {:>10} {:>10} {:>9}",
         "tool", "calls", "raw", "returned", "kept out"
     );
     for t in tools {
         let _ = writeln!(
             out,
-            "  {:<TOOL_COLUMN$} {:>6} {:>10} {:>10} {:>9}  {}",
+            "  {:<width$} {:>6} {:>10} {:>10} {:>9}  {}",
             t.tool,
             thousands(t.calls),
             crate::human::bytes(t.raw_bytes),

@@ -53,11 +53,19 @@ pub fn on_event(
         EventKind::UserPrompt => store
             .with(log, |store| {
                 journal::record(store, event)?;
-                match (&event.prompt, can_inject) {
-                    (Some(prompt), true) => {
-                        journal::prompt_context(store, &event.session_id, prompt)
-                    }
-                    _ => Ok(None),
+                if !can_inject {
+                    return Ok(None);
+                }
+                // A block saved at compaction that no SessionStart took comes back here,
+                // alone: the whole injection after a compaction stays within its budget.
+                if let Some(saved) =
+                    journal::saved_state_context(store, &event.session_id, &descriptor.ctx_tools)?
+                {
+                    return Ok(Some(saved));
+                }
+                match &event.prompt {
+                    Some(prompt) => journal::prompt_context(store, &event.session_id, prompt),
+                    None => Ok(None),
                 }
             })
             .flatten(),
@@ -126,14 +134,28 @@ pub fn replacement_output(
             Some(&event.session_id),
             outcome.output.len(),
         );
-        index_and_digest(
+        let replacement = index_and_digest(
             store,
             source,
             &outcome.output,
             intent.as_deref(),
             &event.session_id,
-        )
+        )?;
+        // The hook kept the rest of the output out: a row of the per-tool table.
+        store.record_tool_stats(
+            &event.session_id,
+            &hook_stats_label(&tool.name),
+            outcome.output.len() as u64,
+            replacement.len() as u64,
+            false,
+        )?;
+        Ok(replacement)
     })
+}
+
+/// The per-tool stats row of output a hook replaced: the tool's name and where.
+pub fn hook_stats_label(tool: &str) -> String {
+    format!("{tool} (hook)")
 }
 
 /// Records how long this hook run took (for `cm stats` / `cm insight` latency figures).

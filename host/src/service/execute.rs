@@ -145,17 +145,13 @@ pub async fn batch_execute(
         text.push('\n');
     }
 
+    let session_id = service.session_id();
     let indexed = {
         let mut store = match service.store() {
             Ok(store) => store,
             Err(reply) => return reply,
         };
-        let source = NewSource::new(
-            &label,
-            SourceKind::Batch,
-            Some(&service.session_id),
-            combined.len(),
-        );
+        let source = NewSource::new(&label, SourceKind::Batch, Some(&session_id), combined.len());
         index_document(
             &mut store,
             source,
@@ -189,7 +185,7 @@ pub async fn batch_execute(
         };
         let mut answers = Vec::new();
         for query in &params.queries {
-            let mut options = SearchOptions::new(&service.session_id);
+            let mut options = SearchOptions::new(&session_id);
             if params.query_scope.unwrap_or_default() == QueryScope::Batch {
                 options.source = Some(&label);
                 options.include_journal = false;

@@ -32,9 +32,9 @@ fn reply(tool_reply: ToolReply) -> Reply {
 }
 
 impl Service {
-    fn tool_context(&self) -> ToolContext<'_> {
+    fn tool_context<'a>(&'a self, session_id: &'a str) -> ToolContext<'a> {
         ToolContext {
-            session_id: &self.session_id,
+            session_id,
             project_dir: &self.project_dir,
         }
     }
@@ -79,7 +79,7 @@ fn answer(service: &Service, params: &SearchParams) -> Reply {
     };
     reply(ctx_search_with(
         &store,
-        &service.tool_context(),
+        &service.tool_context(&service.session_id()),
         &service.flood,
         params,
         &others,
@@ -161,7 +161,7 @@ fn index_checked(
     };
     reply(ctx_index_with(
         &mut store,
-        &service.tool_context(),
+        &service.tool_context(&service.session_id()),
         params,
         Some(&confine_to),
         hooks,
@@ -180,7 +180,11 @@ pub fn purge(service: &Service, params: PurgeParams) -> Reply {
         Ok(store) => store,
         Err(reply) => return reply,
     };
-    reply(ctx_purge(&mut store, &service.tool_context(), &params))
+    reply(ctx_purge(
+        &mut store,
+        &service.tool_context(&service.session_id()),
+        &params,
+    ))
 }
 
 /// What a purge with these parameters would delete, deleting nothing; its confirmation
@@ -230,7 +234,7 @@ pub async fn fetch_and_index(
     };
     let sink = Arc::new(StoreSink {
         store,
-        session_id: service.session_id.clone(),
+        session_id: service.session_id(),
     });
     let report = crate::fetch::fetch_and_index(sink, params, options).await;
     // What the agent would have received: the page text, fetched now or earlier.

@@ -86,7 +86,8 @@ pub struct Service {
     pub project_dir: PathBuf,
     /// Why there is no project to work for (the working directory is gone), if so.
     no_project: Option<crate::paths::ProjectDirError>,
-    pub session_id: String,
+    /// The agent's session, asked on every call (ADR 0021).
+    session: crate::agent_session::ServerSession,
     store: Result<Arc<Mutex<Store>>, StoreUnavailable>,
     sandbox: Sandbox,
     flood: FloodGuard,
@@ -112,7 +113,7 @@ impl Service {
     pub fn new(
         root: PathBuf,
         project: Result<PathBuf, crate::paths::ProjectDirError>,
-        session_id: String,
+        session: crate::agent_session::ServerSession,
     ) -> Self {
         // Started in a deleted working directory there is no project: every tool call
         // that reads, runs or stores answers why instead (the server stays up, so the
@@ -136,7 +137,7 @@ impl Service {
             root,
             project_dir,
             no_project,
-            session_id,
+            session,
             store,
             engine,
             platform: OnceLock::new(),
@@ -151,6 +152,17 @@ impl Service {
             Some(gone) => Err(gone.clone()),
             None => Ok(self.project_dir.clone()),
         }
+    }
+
+    /// The agent's current session: what its hooks announced last, else what the host
+    /// told the server (see [`crate::agent_session`]).
+    pub fn session_id(&self) -> String {
+        self.session.id()
+    }
+
+    /// The model the agent's hooks named, if any.
+    pub fn model(&self) -> Option<String> {
+        self.session.model()
     }
 
     /// Records the client's platform once; later calls keep the first.
@@ -195,12 +207,16 @@ impl Service {
     }
 
     /// Records raw vs returned bytes of one call; a failure to record is logged, not fatal.
+    /// What the call would have cost without us is at least what it returned (a reply
+    /// can carry more than the output it measured: headers, search answers), so raw is
+    /// recorded as avoided + returned, upstream's strict formula taken per call: the
+    /// sums of a scope then never show a negative share.
     fn record_stats(&self, tool: &str, raw_bytes: u64, returned_bytes: u64, cache_hit: bool) {
         if let Ok(mut store) = self.store()
             && let Err(err) = store.record_tool_stats(
-                &self.session_id,
+                &self.session_id(),
                 tool,
-                raw_bytes,
+                raw_bytes.max(returned_bytes),
                 returned_bytes,
                 cache_hit,
             )
@@ -212,6 +228,7 @@ impl Service {
     /// Server start-up chores that must not delay the handshake.
     pub fn start_up_cleanup(&self) {
         self.sandbox.remove_stale_background_dirs();
+        crate::agent_session::remove_departed(&self.root);
         let Ok(mut store) = self.store() else { return };
         if let Err(err) = store.cleanup_older_than(crate::limits::CONTENT_MAX_AGE_DAYS) {
             tracing::warn!("cleanup of old content failed: {err}");

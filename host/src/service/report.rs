@@ -25,9 +25,12 @@ pub fn stats(service: &Service) -> Reply {
         store.as_deref(),
         &service.root,
         &service.project_dir,
-        Some(&service.session_id),
+        Some(&service.session_id()),
     ) {
-        Ok(report) => Reply::ok(report::text::render(&report)),
+        Ok(report) => {
+            let report = report.with_cost(&service.root, service.model().as_deref());
+            Reply::ok(report::text::render(&report))
+        }
         Err(err) => Reply::error(format!("ctx_stats: the stats cannot be read: {err}")),
     }
 }
@@ -61,6 +64,7 @@ pub fn stats_report(root: &Path, project_dir: &Path) -> Result<StatsReport, Stor
         None => None,
     };
     report::gather(store.as_ref(), root, project_dir, session.as_deref())
+        .map(|report| report.with_cost(root, None))
 }
 
 /// Why the insight report was not written.

@@ -35,7 +35,7 @@ pub fn resume(service: &Service, params: ResumeParams) -> Reply {
     let Ok(seq) = params.seq.map(i64::try_from).transpose() else {
         return Reply::error("ctx_resume: seq is too large");
     };
-    let result = journal_session(&store, &service.session_id)
+    let result = journal_session(&store, &service.session_id())
         .and_then(|session| crate::journal::resume(&store, &session, seq));
     drop(store);
     let reply = match result {

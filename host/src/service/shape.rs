@@ -125,14 +125,9 @@ impl Service {
         let mut store = self
             .store()
             .map_err(|reply| DigestError::NoStore(reply.text))?;
-        let source = NewSource::new(
-            &label,
-            SourceKind::Execute,
-            Some(&self.session_id),
-            text.len(),
-        );
-        index_and_digest(&mut store, source, text, intent, &self.session_id)
-            .map_err(DigestError::Index)
+        let session_id = self.session_id();
+        let source = NewSource::new(&label, SourceKind::Execute, Some(&session_id), text.len());
+        index_and_digest(&mut store, source, text, intent, &session_id).map_err(DigestError::Index)
     }
 }
 

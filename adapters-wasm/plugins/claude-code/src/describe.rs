@@ -12,7 +12,10 @@ pub fn ctx_tool_name(server: &str, tool: &str) -> String {
 }
 
 pub const ENV_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
-pub const ENV_SESSION_ID: &str = "CLAUDE_SESSION_ID";
+/// Claude Code sets this for its hooks and MCP servers (verified in 2.1.332);
+/// `CLAUDE_SESSION_ID` is the name upstream context-mode reads, kept as a fallback.
+pub const ENV_SESSION_ID: &str = "CLAUDE_CODE_SESSION_ID";
+pub const ENV_LEGACY_SESSION_ID: &str = "CLAUDE_SESSION_ID";
 
 pub const EVENTS: &[HostEvent] = &[
     HostEvent {
@@ -74,7 +77,7 @@ pub fn descriptor() -> Descriptor {
         env_markers: strings(&["CLAUDE_CODE_ENTRYPOINT", "CLAUDECODE", ENV_PROJECT_DIR]),
         file_markers: strings(&["~/.claude"]),
         events: event_bindings(EVENTS),
-        env_vars: strings(&[ENV_SESSION_ID, ENV_PROJECT_DIR]),
+        env_vars: strings(&[ENV_SESSION_ID, ENV_LEGACY_SESSION_ID, ENV_PROJECT_DIR]),
     }
 }
 
@@ -91,7 +94,14 @@ mod tests {
         assert_eq!(d.client_names, ["claude-code", "claude-ai"]);
         assert!(d.env_markers.iter().any(|m| m == "CLAUDECODE"));
         assert_eq!(d.file_markers, ["~/.claude"]);
-        assert_eq!(d.env_vars, ["CLAUDE_SESSION_ID", "CLAUDE_PROJECT_DIR"]);
+        assert_eq!(
+            d.env_vars,
+            [
+                "CLAUDE_CODE_SESSION_ID",
+                "CLAUDE_SESSION_ID",
+                "CLAUDE_PROJECT_DIR"
+            ]
+        );
         assert_eq!(
             ctx_tool_name("context-mode", "ctx_execute"),
             "mcp__plugin_context-mode_context-mode__ctx_execute"

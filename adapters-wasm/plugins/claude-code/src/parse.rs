@@ -7,7 +7,7 @@ use context_mode_sdk::{
     session_source, tool_output,
 };
 
-use crate::describe::{ENV_PROJECT_DIR, ENV_SESSION_ID, EVENTS};
+use crate::describe::{ENV_LEGACY_SESSION_ID, ENV_PROJECT_DIR, ENV_SESSION_ID, EVENTS};
 use context_mode_sdk::adapter::{ParseError, ParseInput};
 use context_mode_sdk::{event_and_payload, event_tool_call};
 
@@ -69,6 +69,7 @@ fn session_id(
         .and_then(session_id_from_transcript)
         .or_else(|| non_empty(get_str(payload, "session_id")))
         .or_else(|| env_value(&input.env, ENV_SESSION_ID).map(str::to_owned))
+        .or_else(|| env_value(&input.env, ENV_LEGACY_SESSION_ID).map(str::to_owned))
         .unwrap_or_else(|| pid_session_id(input.parent_pid))
 }
 
@@ -161,6 +162,14 @@ mod tests {
         );
         let env_only = with_env(input("stop", "{}"), &[("CLAUDE_SESSION_ID", "from-env")]);
         assert_eq!(parse(&env_only).unwrap().session_id, "from-env");
+        let both = with_env(
+            input("stop", "{}"),
+            &[
+                ("CLAUDE_SESSION_ID", "legacy"),
+                ("CLAUDE_CODE_SESSION_ID", "current"),
+            ],
+        );
+        assert_eq!(parse(&both).unwrap().session_id, "current");
         assert_eq!(parse(&input("stop", "{}")).unwrap().session_id, "pid-777");
     }
 

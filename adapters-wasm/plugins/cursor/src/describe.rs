@@ -29,11 +29,20 @@ pub const EVENTS: &[HostEvent] = &[
         kind: EventKind::PostToolUse,
         capabilities: Capabilities::empty(),
     },
-    // sessionStart is rejected by Cursor's hooks.json validator today and
-    // afterAgentResponse is fire-and-forget, so neither is registered.
+    // sessionStart is rejected by Cursor's hooks.json validator today, so it is not
+    // registered.
     HostEvent {
         cli: "stop",
         name: "stop",
+        kind: EventKind::Stop,
+        capabilities: Capabilities::empty(),
+    },
+    // Fire-and-forget after each assistant response, with its `text` (reference 000,
+    // Cursor section; upstream registers it too). It ends the response like `stop`
+    // ends the turn: calls that got no result by then were rejected (ADR 0021).
+    HostEvent {
+        cli: "afteragentresponse",
+        name: "afterAgentResponse",
         kind: EventKind::Stop,
         capabilities: Capabilities::empty(),
     },
@@ -72,7 +81,10 @@ mod tests {
     fn no_event_claims_context() {
         let d = descriptor();
         let natives: Vec<&str> = d.events.iter().map(|e| e.native.as_str()).collect();
-        assert_eq!(natives, ["pretooluse", "posttooluse", "stop"]);
+        assert_eq!(
+            natives,
+            ["pretooluse", "posttooluse", "stop", "afteragentresponse"]
+        );
         assert_eq!(
             d.events[0].capabilities,
             Capabilities::BLOCK | Capabilities::ASK
@@ -87,5 +99,9 @@ mod tests {
             Some(EventKind::PreToolUse)
         );
         assert!(event_by_cli_name(EVENTS, "sessionStart").is_none());
+        assert_eq!(
+            event_by_cli_name(EVENTS, "afterAgentResponse").map(|e| e.kind),
+            Some(EventKind::Stop)
+        );
     }
 }

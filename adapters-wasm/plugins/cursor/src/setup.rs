@@ -96,7 +96,7 @@ fn hooks_edit(cm: &str, base: &str) -> ConfigEdit {
         format: ConfigFormat::Json,
         content: to_pretty(&document.into_value()),
         summary: format!(
-            "Register context-mode hooks for Cursor's preToolUse, postToolUse and stop events for {}",
+            "Register context-mode hooks for Cursor's preToolUse, postToolUse, stop and afterAgentResponse events for {}",
             scope(base)
         ),
         optional: false,
@@ -177,7 +177,10 @@ mod tests {
         assert_eq!(doc["version"], 1);
         let hooks = doc["hooks"].as_object().unwrap();
         let events: Vec<&str> = hooks.keys().map(String::as_str).collect();
-        assert_eq!(events, ["preToolUse", "postToolUse", "stop"]);
+        assert_eq!(
+            events,
+            ["preToolUse", "postToolUse", "stop", "afterAgentResponse"]
+        );
         assert_eq!(
             hooks["preToolUse"][0]["command"],
             r#""/Users/Jane Doe/cm" hook cursor pretooluse"#

@@ -45,6 +45,15 @@ pub const EVENTS: &[HostEvent] = &[
         kind: EventKind::SessionStart,
         capabilities: Capabilities::INJECT_CONTEXT,
     },
+    // Fires before each prompt reaches the model, with `prompt`; its additionalContext is
+    // added to that turn. Gemini fires no SessionStart after PreCompress, so this is where
+    // the state block saved at compaction comes back (ADR 0021).
+    HostEvent {
+        cli: "beforeagent",
+        name: "BeforeAgent",
+        kind: EventKind::UserPrompt,
+        capabilities: Capabilities::INJECT_CONTEXT,
+    },
 ];
 
 pub fn descriptor() -> Descriptor {
@@ -88,12 +97,18 @@ mod tests {
     }
 
     #[test]
-    fn four_events_with_what_gemini_can_express() {
+    fn five_events_with_what_gemini_can_express() {
         let d = descriptor();
         let natives: Vec<&str> = d.events.iter().map(|e| e.native.as_str()).collect();
         assert_eq!(
             natives,
-            ["beforetool", "aftertool", "precompress", "sessionstart"]
+            [
+                "beforetool",
+                "aftertool",
+                "precompress",
+                "sessionstart",
+                "beforeagent"
+            ]
         );
         let before = &d.events[0];
         assert!(before.capabilities.contains(Capabilities::BLOCK));
@@ -103,6 +118,7 @@ mod tests {
         assert_eq!(d.events[1].capabilities, Capabilities::INJECT_CONTEXT);
         assert!(d.events[2].capabilities.is_empty());
         assert_eq!(d.events[3].capabilities, Capabilities::INJECT_CONTEXT);
+        assert_eq!(d.events[4].capabilities, Capabilities::INJECT_CONTEXT);
     }
 
     #[test]
@@ -115,6 +131,10 @@ mod tests {
             event_by_cli_name(EVENTS, " PreCompress ").map(|e| e.kind),
             Some(EventKind::PreCompact)
         );
-        assert!(event_by_cli_name(EVENTS, "BeforeAgent").is_none());
+        assert_eq!(
+            event_by_cli_name(EVENTS, "BeforeAgent").map(|e| e.kind),
+            Some(EventKind::UserPrompt)
+        );
+        assert!(event_by_cli_name(EVENTS, "AfterAgent").is_none());
     }
 }

@@ -3,7 +3,7 @@
 //! Every hook gets `session_id`, `transcript_path`, `cwd`, `hook_event_name` and
 //! `timestamp`; BeforeTool adds `tool_name`, `tool_input` (and `mcp_context` for MCP
 //! tools), AfterTool adds `tool_response` (`llmContent`, `returnDisplay`, `error`),
-//! SessionStart `source`, PreCompress `trigger`.
+//! SessionStart `source`, PreCompress `trigger`, BeforeAgent `prompt`.
 
 use context_mode_sdk::json::{get_str, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
@@ -42,7 +42,10 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
             ));
         }
         EventKind::PreCompact => normalized.trigger = non_empty(get_str(&payload, "trigger")),
-        EventKind::UserPrompt | EventKind::Stop => {}
+        EventKind::UserPrompt => {
+            normalized.prompt = Some(get_str(&payload, "prompt").unwrap_or_default().to_owned());
+        }
+        EventKind::Stop => {}
     }
     Ok(normalized)
 }
@@ -201,6 +204,14 @@ mod tests {
     }
 
     #[test]
+    fn before_agent_is_the_prompt() {
+        let stdin = common(r#""hook_event_name":"BeforeAgent","prompt":"fix the login test""#);
+        let event = parse(&input("beforeagent", &stdin)).unwrap();
+        assert_eq!(event.kind, EventKind::UserPrompt);
+        assert_eq!(event.prompt.as_deref(), Some("fix the login test"));
+    }
+
+    #[test]
     fn bad_input_is_one_line_and_unknown_events_fail() {
         for (native, stdin) in [
             ("beforetool", ""),
@@ -213,8 +224,8 @@ mod tests {
             }
         }
         assert_eq!(
-            parse(&input("BeforeAgent", "{}")).unwrap_err(),
-            ParseError::UnknownEvent("BeforeAgent".into())
+            parse(&input("AfterAgent", "{}")).unwrap_err(),
+            ParseError::UnknownEvent("AfterAgent".into())
         );
     }
 }

@@ -15,8 +15,10 @@ use context_mode_sdk::reply::{hook_specific_output, non_blank};
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => before_tool(reply),
-        EventKind::PostToolUse | EventKind::SessionStart => context_only(reply),
-        EventKind::PreCompact | EventKind::UserPrompt | EventKind::Stop => None,
+        EventKind::PostToolUse | EventKind::SessionStart | EventKind::UserPrompt => {
+            context_only(reply)
+        }
+        EventKind::PreCompact | EventKind::Stop => None,
     };
     Rendered {
         stdout: stdout.unwrap_or_default(),
@@ -111,6 +113,7 @@ mod tests {
             (EventKind::PostToolUse, "aftertool"),
             (EventKind::PreCompact, "precompress"),
             (EventKind::SessionStart, "sessionstart"),
+            (EventKind::UserPrompt, "beforeagent"),
         ] {
             assert_eq!(out(&reply(kind, native, Verdict::NoOpinion)), "");
         }
@@ -143,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn context_goes_to_after_tool_and_session_start_only() {
+    fn context_goes_to_after_tool_session_start_and_before_agent_only() {
         let mut after = reply(EventKind::PostToolUse, "aftertool", Verdict::NoOpinion);
         after.additional_context = Some("tip".into());
         assert_eq!(
@@ -154,6 +157,12 @@ mod tests {
         start.additional_context = Some("routing".into());
         assert!(
             out(&start).contains(r#""hookEventName":"SessionStart","additionalContext":"routing""#)
+        );
+        let mut prompt = reply(EventKind::UserPrompt, "beforeagent", Verdict::NoOpinion);
+        prompt.additional_context = Some("state".into());
+        assert_eq!(
+            out(&prompt),
+            r#"{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"state"}}"#
         );
         let mut compress = reply(EventKind::PreCompact, "precompress", Verdict::NoOpinion);
         compress.additional_context = Some("x".into());

@@ -106,7 +106,7 @@ fn hooks_edit(cm: &str) -> ConfigEdit {
     json_edit(
         EditKind::Hooks,
         JsonObject::new().put("hooks", hooks),
-        "Register context-mode hooks for Gemini CLI's BeforeTool, AfterTool, PreCompress and SessionStart events",
+        "Register context-mode hooks for Gemini CLI's BeforeTool, AfterTool, PreCompress, SessionStart and BeforeAgent events",
         false,
     )
 }
@@ -208,14 +208,20 @@ mod tests {
     }
 
     #[test]
-    fn hooks_run_cm_for_the_four_events() {
+    fn hooks_run_cm_for_the_five_events() {
         let plan = plan(&input("/Users/Jane Doe/cm"));
         let hooks = doc(edit_of(&plan, EditKind::Hooks));
         let hooks = hooks["hooks"].as_object().unwrap();
         let events: Vec<&str> = hooks.keys().map(String::as_str).collect();
         assert_eq!(
             events,
-            ["BeforeTool", "AfterTool", "PreCompress", "SessionStart"]
+            [
+                "BeforeTool",
+                "AfterTool",
+                "PreCompress",
+                "SessionStart",
+                "BeforeAgent"
+            ]
         );
         assert_eq!(
             hooks["BeforeTool"][0]["hooks"][0]["command"],

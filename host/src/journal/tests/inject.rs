@@ -218,3 +218,31 @@ fn a_long_line_becomes_a_pointer_and_the_block_stays_in_budget() {
         "{pointer}"
     );
 }
+
+#[test]
+fn the_whole_injection_fits_the_budget_with_the_pointer_line() {
+    use crate::journal::state_injection;
+    // A full block (what pre-compact may save) leaves no room for the pointer line:
+    // its last lines give way, never the pointer.
+    let mut block = String::from(crate::journal::state::HEADER);
+    for n in 0.. {
+        let line = format!("\n- row {n}: edited src/module_{n}.rs after the review comments");
+        if block.len() + line.len() > STATE_BUDGET_BYTES {
+            break;
+        }
+        block.push_str(&line);
+    }
+    let long = CtxToolNames::with_prefix("mcp__plugin_context-mode_a-much-longer-server-name__");
+    for names in [names(), long] {
+        let injected = state_injection(&block, &names);
+        assert!(injected.len() <= STATE_BUDGET_BYTES, "{} B", injected.len());
+        assert!(injected.starts_with(crate::journal::state::HEADER));
+        assert!(
+            injected.ends_with(&format!("{}(queries).", names.name("ctx_search"))),
+            "{injected}"
+        );
+    }
+    // A small block is given whole.
+    let small = format!("{}\n- one row", crate::journal::state::HEADER);
+    assert!(state_injection(&small, &names()).starts_with(&small));
+}
