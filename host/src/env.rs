@@ -31,6 +31,10 @@ pub const FLOOD_NORMAL_ALIAS: &str = "CONTEXT_MODE_FLOOD_NORMAL";
 pub const FLOOD_REDUCED_ALIAS: &str = "CONTEXT_MODE_FLOOD_REDUCED";
 /// How long `cm doctor` may take in all, in milliseconds.
 pub const DOCTOR_BUDGET_MS: &str = "CONTEXT_MODE_DOCTOR_BUDGET_MS";
+/// Names the model the cost line prices when the agent's hooks do not say.
+pub const MODEL: &str = "CONTEXT_MODE_MODEL";
+/// A price (USD per million input tokens) that applies whatever the model.
+pub const INPUT_PRICE_PER_MTOK: &str = "CONTEXT_MODE_INPUT_PRICE_PER_MTOK";
 /// `cm serve`'s log filter on stderr (`warn` by default; `info`, `debug`, …).
 pub const LOG: &str = "CM_LOG";
 
@@ -78,6 +82,14 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: DOCTOR_BUDGET_MS,
+        origin: "cm",
+    },
+    Variable {
+        name: MODEL,
+        origin: "cm",
+    },
+    Variable {
+        name: INPUT_PRICE_PER_MTOK,
         origin: "cm",
     },
     Variable {

@@ -42,10 +42,7 @@ pub const INPUT_PRICES_PER_MTOK: &[(&str, f64)] = &[
 
 /// The file under the data dir whose entries are added over the table.
 pub const PRICES_FILE_NAME: &str = "prices.json";
-/// Names the model when the agent does not.
-pub const MODEL_ENV: &str = "CONTEXT_MODE_MODEL";
-/// A price (USD per million input tokens) that applies whatever the model.
-pub const PRICE_ENV: &str = "CONTEXT_MODE_INPUT_PRICE_PER_MTOK";
+use crate::env::{INPUT_PRICE_PER_MTOK as PRICE_ENV, MODEL as MODEL_ENV};
 
 /// What the cost line says.
 #[derive(Debug, Clone, PartialEq, Serialize)]
