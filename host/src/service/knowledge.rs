@@ -190,7 +190,8 @@ pub fn purge(service: &Service, params: PurgeParams) -> Reply {
 /// What a purge with these parameters would delete, deleting nothing; its confirmation
 /// is the caller's (`cm purge` asks at the terminal).
 pub fn purge_preview(service: &Service, params: &PurgeParams) -> Reply {
-    let cx = service.tool_context();
+    let session_id = service.session_id();
+    let cx = service.tool_context(&session_id);
     let scope = match purge_scope(&cx, params, true) {
         Ok(scope) => scope,
         Err(refusal) => return reply(refusal),

@@ -21,6 +21,74 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The built-in plugins compiled once for this test binary (by `cm doctor`, which loads
+/// every built-in), so no test's first hook compiles them inside its watchdog: an
+/// installed `cm` compiles them once per install, not once per call, and on a loaded
+/// machine a cold compile in each of a hundred fresh data roots is what timed hooks out.
+fn warm_cwasm_dir() -> Option<&'static Path> {
+    static WARM: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    WARM.get_or_init(|| {
+        // Keyed by the binary, so a rebuilt `cm` (new engine, new built-ins) gets its own.
+        let built = std::fs::metadata(CM).ok()?;
+        let stamp = built
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        let parent = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let name = format!("warm-cwasm-{}-{stamp}", built.len());
+        let warm = parent.join(&name);
+        if !warm.join("cwasm").is_dir() {
+            let scratch = tempfile::Builder::new()
+                .prefix("warm-cwasm-scratch")
+                .tempdir_in(&parent)
+                .ok()?;
+            let home = scratch.path().join("home");
+            std::fs::create_dir_all(&home).ok()?;
+            Command::new(CM)
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", &home)
+                .env("CONTEXT_MODE_DIR", scratch.path().join("data"))
+                .current_dir(&home)
+                .arg("doctor")
+                .stdin(Stdio::null())
+                .output()
+                .ok()?;
+            let _ = std::fs::create_dir_all(&warm);
+            let _ = std::fs::rename(scratch.path().join("data/cache/cwasm"), warm.join("cwasm"));
+            for old in std::fs::read_dir(&parent).ok()?.flatten() {
+                let old_name = old.file_name().to_string_lossy().into_owned();
+                if old_name.starts_with("warm-cwasm-") && old_name != name {
+                    let _ = std::fs::remove_dir_all(old.path());
+                }
+            }
+        }
+        Some(warm.join("cwasm"))
+    })
+    .as_deref()
+}
+
+/// Links the warm `.cwasm` entries into a new data root (entries are written by rename
+/// and never changed in place, so a shared link is safe).
+fn seed_builtin_cwasm(root: &Path) {
+    let Some(warm) = warm_cwasm_dir() else { return };
+    let Ok(entries) = std::fs::read_dir(warm) else {
+        return;
+    };
+    let cache = root.join("cache/cwasm");
+    if std::fs::create_dir_all(&cache).is_err() {
+        return;
+    }
+    for entry in entries.flatten() {
+        let target = cache.join(entry.file_name());
+        if std::fs::hard_link(entry.path(), &target).is_err() {
+            let _ = std::fs::copy(entry.path(), &target);
+        }
+    }
+}
+
 /// A sandbox: HOME, data root and project directory, all temporary.
 pub struct Sandbox {
     _dir: tempfile::TempDir,
@@ -38,6 +106,7 @@ impl Sandbox {
         for d in [&home, &root, &project] {
             std::fs::create_dir_all(d).expect("mkdir");
         }
+        seed_builtin_cwasm(&root);
         // Canonical paths, so what the hook sees matches what the test expects.
         let canon = |p: &Path| p.canonicalize().expect("canonicalize");
         Self {
