@@ -6,6 +6,8 @@
 
 use crate::common;
 
+mod ab;
+
 use std::time::{Duration, Instant};
 
 use common::{McpClient, Sandbox};
