@@ -310,6 +310,12 @@ fn index_files_of_the_layout_before_the_vocabulary_are_rebuilt_with_it() {
     for query in ["authenticat", "thenticat", "LayoutEff", "autentication"] {
         assert_eq!(labels_found(&store, query), vec!["notes"], "{query}");
     }
+    let dir = db.parent().expect("dir");
+    assert!(
+        kept_aside(dir).is_empty(),
+        "an older layout is derived data: nothing is kept aside: {:?}",
+        kept_aside(dir)
+    );
     assert_eq!(mismatches(&store), vec![(0, 0), (0, 0)]);
     assert!(store.integrity_problems().expect("check").is_empty());
 }
