@@ -153,3 +153,43 @@ fn the_relevance_set_reaches_recall_at_3_of_095() {
         misses.join("\n")
     );
 }
+
+/// Among the 20,000 words of a generated document, and a word whose porter stem is one
+/// edit from the typo's ("attention" → "attent", "autentication" → "autent") in many
+/// more chunks: the typo is still corrected to the word, and partial words still find
+/// theirs (the old correction compared stems of the same first letter, and chose
+/// "attention").
+#[test]
+fn typos_and_partial_words_hold_among_tens_of_thousands_of_words() {
+    let sandbox = Sandbox::new();
+    let mut client = sandbox.live_server();
+    let (generated, _) = crate::bench_knowledge::generated_markdown(1024 * 1024);
+    let notes: String = (0..60)
+        .map(|i| format!("## Note {i}\n\nPay attention to step {i}.\n\n"))
+        .collect();
+    let login = "# Login\n\nThe email magic link authentication replaced passwords.\n";
+    for (content, source) in [
+        (&generated, "generated"),
+        (&notes, "notes"),
+        (&login.to_string(), "login"),
+    ] {
+        let (reply, is_error) =
+            client.call_tool("ctx_index", json!({"content": content, "source": source}));
+        assert!(!is_error, "{reply}");
+    }
+    let (reply, is_error) = client.call_tool("ctx_search", json!({"queries": ["autentication"]}));
+    assert!(!is_error, "{reply}");
+    assert!(
+        reply.contains("searched for autentication → authentication"),
+        "{reply}"
+    );
+    assert!(reply.contains("1. login › Login"), "{reply}");
+    for partial in ["authenticat", "thenticat"] {
+        let (reply, is_error) = client.call_tool("ctx_search", json!({"queries": [partial]}));
+        assert!(!is_error, "{reply}");
+        assert!(
+            reply.contains("1. login › Login") && !reply.contains("searched for"),
+            "{reply}"
+        );
+    }
+}
