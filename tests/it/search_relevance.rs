@@ -120,6 +120,13 @@ fn the_relevance_set_reaches_recall_at_3_of_095() {
         if rank == Some(0) {
             at_1 += 1;
             entry.1 += 1;
+        } else if rank.is_some_and(|r| r < 3) {
+            println!(
+                "found at {}: {} [{}] → {results:?}",
+                rank.unwrap_or(0) + 1,
+                query.text,
+                query.kind
+            );
         }
         if rank.is_some_and(|r| r < 3) {
             at_3 += 1;

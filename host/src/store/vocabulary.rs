@@ -18,10 +18,13 @@ use std::collections::HashSet;
 use rusqlite::{Connection, params};
 
 use crate::chunk::{Chunk, has_cjk};
+use crate::limits::{
+    TYPO_FIRST_LETTER_MAX_CHARS, VOCABULARY_WORD_MAX_CHARS, VOCABULARY_WORD_MIN_CHARS,
+};
 
-/// Shortest and longest word kept (in characters): shorter ones hold no trigram to
-/// find them by, longer ones are not words.
-const WORD_CHARS: std::ops::RangeInclusive<usize> = 3..=40;
+/// Words of a short typo's first letter compared with it, at most: every one of them in
+/// a vocabulary of tens of thousands (a bounded edit distance of a short word is cheap).
+const FIRST_LETTER_SCAN_ROWS: i64 = 2_000;
 
 /// Vocabulary rows read per partial word before the best are picked.
 const CONTAINING_SCAN_ROWS: i64 = 400;
@@ -34,7 +37,10 @@ pub fn collect_words(text: &str, seen: &mut HashSet<String>) {
     let mut lower = String::new();
     for run in text.split(|c: char| !c.is_alphanumeric()) {
         let chars = run.chars().count();
-        if !WORD_CHARS.contains(&chars) || !run.chars().all(char::is_alphabetic) || has_cjk(run) {
+        if !(VOCABULARY_WORD_MIN_CHARS..=VOCABULARY_WORD_MAX_CHARS).contains(&chars)
+            || !run.chars().all(char::is_alphabetic)
+            || has_cjk(run)
+        {
             continue;
         }
         lower.clear();
@@ -119,9 +125,9 @@ pub fn words_containing(
     Ok(words)
 }
 
-/// Words that might be what `word` (lowercase) was meant to be: those sharing most of
-/// its trigrams, and for a short word (too few trigrams to share after a typo) those
-/// with its first letter; each `lengths` long (in characters).
+/// Words that might be what `word` (lowercase) was meant to be: the `limit` sharing
+/// most of its trigrams, and for a short word (too few trigrams to share after a typo)
+/// those with its first letter; each `lengths` long (in characters).
 pub fn typo_candidates(
     conn: &Connection,
     word: &str,
@@ -149,7 +155,7 @@ pub fn typo_candidates(
             candidates.push(row?);
         }
     }
-    if chars.len() <= SHORT_WORD_CHARS
+    if chars.len() <= TYPO_FIRST_LETTER_MAX_CHARS
         && let Some(first) = chars.first()
     {
         let after = char::from_u32(*first as u32 + 1).unwrap_or(char::MAX);
@@ -163,7 +169,7 @@ pub fn typo_candidates(
                 after.to_string(),
                 low,
                 high,
-                limit as i64
+                FIRST_LETTER_SCAN_ROWS
             ],
             |r| r.get::<_, String>(0),
         )?;
@@ -176,9 +182,6 @@ pub fn typo_candidates(
     }
     Ok(candidates)
 }
-
-/// Words up to this long may share no trigram with their typo ("cahce" and "cache").
-const SHORT_WORD_CHARS: usize = 6;
 
 #[cfg(test)]
 mod tests {
