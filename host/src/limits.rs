@@ -16,6 +16,13 @@ pub const SEARCH_DEFAULT_LIMIT: usize = 3;
 pub const RRF_K: f64 = 60.0;
 /// bm25 weight of a chunk's title against its content (content weight is 1).
 pub const BM25_TITLE_WEIGHT: f64 = 5.0;
+/// Length of the words the vocabulary keeps (ADR 22): shorter ones hold no trigram to
+/// be found by, longer ones are not words.
+pub const VOCABULARY_WORD_MIN_CHARS: usize = 3;
+pub const VOCABULARY_WORD_MAX_CHARS: usize = 40;
+/// A typo up to this long is also compared with every word of its first letter: it may
+/// share no trigram with the word it stands for ("cahce", "cache").
+pub const TYPO_FIRST_LETTER_MAX_CHARS: usize = 6;
 
 /// SQLite busy timeout: how long a writer waits for another process's lock.
 pub const DB_TIMEOUT_MS: u64 = 5_000;

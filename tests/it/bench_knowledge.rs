@@ -6,6 +6,8 @@
 
 use crate::common;
 
+mod ab;
+
 use std::time::{Duration, Instant};
 
 use common::{McpClient, Sandbox};
@@ -49,7 +51,7 @@ fn vocabulary(rng: &mut Rng, size: usize) -> Vec<String> {
 
 /// About `target` bytes of markdown: nested headings, paragraphs of Zipf-like words, rust
 /// code fences with identifiers, lists and tables. Returns the text and its vocabulary.
-fn generated_markdown(target: usize) -> (String, Vec<String>) {
+pub(crate) fn generated_markdown(target: usize) -> (String, Vec<String>) {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let words = vocabulary(&mut rng, 20_000);
     let word = |rng: &mut Rng| {

@@ -28,6 +28,7 @@ mod mcp_server;
 mod plugins_cli;
 mod policy_chain;
 mod rules_every_path;
+mod search_relevance;
 mod setup_claude_code;
 mod setup_gemini_cursor_codex;
 mod stats_report;

@@ -108,7 +108,9 @@ fn flush_paragraph(paragraph: &mut Option<usize>, end: usize, units: &mut Vec<Un
 }
 
 /// Greedy packing of one section's units. Units are in text order and only blank lines
-/// lie between them, so a chunk is the slice from its first unit to its last.
+/// lie between them, so a chunk is the slice from its first unit to its last. A fence is
+/// a chunk of its own, typed code, so `contentType: "code"` finds the code of a section
+/// that is mostly prose, and `"prose"` its prose (ADR 22).
 fn pack(text: &str, title: &str, units: &[Unit], out: &mut Vec<Chunk>) {
     let mut current: Option<(usize, usize, usize)> = None; // start, end, fenced bytes
     for unit in units {
@@ -118,14 +120,18 @@ fn pack(text: &str, title: &str, units: &[Unit], out: &mut Vec<Chunk>) {
             split_oversized(&text[unit.start..unit.end], unit.fence, title, out);
             continue;
         }
-        let fenced = if unit.fence { len } else { 0 };
+        if unit.fence {
+            emit(text, title, current.take(), out);
+            emit(text, title, Some((unit.start, unit.end, len)), out);
+            continue;
+        }
         current = match current {
             Some((start, _, code)) if unit.end - start <= MAX_CHUNK_BYTES => {
-                Some((start, unit.end, code + fenced))
+                Some((start, unit.end, code))
             }
             previous => {
                 emit(text, title, previous, out);
-                Some((unit.start, unit.end, fenced))
+                Some((unit.start, unit.end, 0))
             }
         };
     }
@@ -304,6 +310,28 @@ mod tests {
         assert!(chunks[1].content.starts_with("```rust") && chunks[1].content.ends_with("```"));
         assert_eq!(chunks[1].content_type, ContentType::Code);
         assert_eq!(chunks[0].content_type, ContentType::Prose);
+    }
+
+    #[test]
+    fn a_small_fence_inside_prose_is_a_code_chunk_of_its_own() {
+        let md = format!(
+            "## Layout\n{}\n\n```html\n<div class=\"md:flex\"></div>\n```\n\nAfter the code.\n",
+            "Prose that explains the layout at length. ".repeat(10)
+        );
+        let chunks = chunk_markdown(&md);
+        let kinds: Vec<(ContentType, bool)> = chunks
+            .iter()
+            .map(|c| (c.content_type, c.content.contains("md:flex")))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (ContentType::Prose, false),
+                (ContentType::Code, true),
+                (ContentType::Prose, false)
+            ]
+        );
+        assert!(chunks.iter().all(|c| c.title == "Layout"));
     }
 
     #[test]

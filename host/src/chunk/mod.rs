@@ -12,7 +12,7 @@ mod text;
 
 pub use classify::looks_like_code;
 pub use split::{floor_char_boundary, split_to_fit};
-pub use substring::{needs_substring_index, substring_index_text, substring_tokens};
+pub use substring::{has_cjk, needs_substring_index, substring_index_text, substring_tokens};
 
 /// Whether a chunk is mostly code or mostly prose (the `contentType` search filter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -86,6 +86,15 @@ pub fn needs_substring_index(token: &str) -> bool {
     digit && letter
 }
 
+/// Whether `text` holds Chinese, Japanese or Korean characters (no spaces between words,
+/// so only substring matching finds them).
+pub fn has_cjk(text: &str) -> bool {
+    text.chars().any(|c| {
+        matches!(c as u32,
+            0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+    })
+}
+
 /// The trigram-indexed text of a chunk: its distinct substring-worthy tokens, one per line.
 pub fn substring_index_text(content: &str) -> String {
     let mut seen: HashSet<&str> = HashSet::new();

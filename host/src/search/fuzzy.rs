@@ -1,12 +1,23 @@
-//! Typo correction against the indexed vocabulary. The vocabulary (`chunks_vocab`,
-//! fts5vocab over the porter index) holds stems, so the query word is stemmed by the
-//! same tokenizer first (through a scratch FTS5 table in the connection's temp schema)
-//! and compared stem to stem: "kuberntes" → "kubernt" is one edit from "kubernet".
+//! Typo correction against the vocabulary of whole words (`store::vocabulary`, ADR 22).
+//! Candidates are the words sharing most of the typo's trigrams, plus, for a short
+//! word, the words with its first letter; the closest by edit distance wins, the one in
+//! more chunks on ties. Whole words are compared, not porter stems: "autentication"
+//! (stem "autent") is one edit from the stem of "attention" but three letters from
+//! "attention" itself, and one from "authentication".
 
 use rusqlite::{Connection, OptionalExtension};
 
+use crate::store::{has_word, typo_candidates};
+
 /// Words shorter than this are not corrected (too many neighbours).
 const MIN_CORRECTED_CHARS: usize = 3;
+
+/// Candidates read from the vocabulary per word: enough that the right word is among
+/// them when the vocabulary has tens of thousands (the 5 MB bench has 20,000).
+const TYPO_CANDIDATES: usize = 300;
+
+/// Candidates at the best distance whose chunk counts are compared, at most.
+const TIED_CANDIDATES: usize = 8;
 
 /// Largest edit distance accepted for a word of `chars` characters.
 pub fn max_distance(chars: usize) -> usize {
@@ -17,26 +28,36 @@ pub fn max_distance(chars: usize) -> usize {
     }
 }
 
-/// Levenshtein distance of two strings (by characters), or `None` once it exceeds `limit`.
-pub fn bounded_levenshtein(a: &str, b: &str, limit: usize) -> Option<usize> {
+/// Edit distance of two strings by characters, counting an adjacent transposition as
+/// one edit ("cahce" → "cache"), or `None` once it exceeds `limit`.
+pub fn bounded_distance(a: &str, b: &str, limit: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     if a.len().abs_diff(b.len()) > limit {
         return None;
     }
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current = vec![0; b.len() + 1];
+    let width = b.len() + 1;
+    // Three rows: two back (for transpositions), previous, current.
+    let mut before: Vec<usize> = vec![0; width];
+    let mut previous: Vec<usize> = (0..width).collect();
+    let mut current = vec![0; width];
     for (i, ca) in a.iter().enumerate() {
         current[0] = i + 1;
         let mut row_min = current[0];
         for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-            row_min = row_min.min(current[j + 1]);
+            let mut cell = (previous[j] + usize::from(ca != cb))
+                .min(previous[j + 1] + 1)
+                .min(current[j] + 1);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                cell = cell.min(before[j - 1] + 1);
+            }
+            current[j + 1] = cell;
+            row_min = row_min.min(cell);
         }
         if row_min > limit {
             return None;
         }
+        std::mem::swap(&mut before, &mut previous);
         std::mem::swap(&mut previous, &mut current);
     }
     let distance = previous[b.len()];
@@ -62,57 +83,48 @@ pub fn porter_stem(conn: &Connection, word: &str) -> rusqlite::Result<String> {
     Ok(stem.unwrap_or_else(|| word.to_lowercase()))
 }
 
-/// A replacement for `word` from the vocabulary: the closest stem within the distance
-/// the word's length allows, the more frequent one on ties. `None` when the word is
-/// already in the vocabulary or nothing is close enough.
+/// Chunks holding `word` (by its porter stem): zero for a word whose chunks are gone.
+fn chunks_with(conn: &Connection, word: &str) -> rusqlite::Result<i64> {
+    let stem = porter_stem(conn, word)?;
+    conn.prepare_cached("SELECT doc FROM chunks_vocab WHERE term = ?1")?
+        .query_row([stem], |r| r.get(0))
+        .optional()
+        .map(Option::unwrap_or_default)
+}
+
+/// A replacement for `word` (lowercase) from the vocabulary: the closest word within
+/// the distance the word's length allows, the one in more chunks on ties. `None` when
+/// the word is itself a known word or nothing is close enough.
 pub fn correct_word(conn: &Connection, word: &str) -> rusqlite::Result<Option<String>> {
     let chars = word.chars().count();
     if chars < MIN_CORRECTED_CHARS || !word.chars().all(char::is_alphabetic) {
         return Ok(None);
     }
-    let stem = porter_stem(conn, word)?;
-    let limit = max_distance(chars);
-    let known: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM chunks_vocab WHERE term = ?1)",
-        [&stem],
-        |r| r.get(0),
-    )?;
-    if known {
+    if has_word(conn, word)? {
         return Ok(None);
     }
-    let stem_chars = stem.chars().count();
-    // Only terms sharing the first letter: fts5vocab computes counts for every row it
-    // visits (it reads the postings), so a full scan costs milliseconds per word,
-    // while a range seek is cheap. Typos in the first letter are rare.
-    let Some(first) = stem.chars().next() else {
+    let limit = max_distance(chars);
+    let lengths = chars.saturating_sub(limit).max(2)..=chars + limit;
+    let mut scored: Vec<(usize, String)> = typo_candidates(conn, word, lengths, TYPO_CANDIDATES)?
+        .into_iter()
+        .filter_map(|candidate| Some((bounded_distance(word, &candidate, limit)?, candidate)))
+        .collect();
+    scored.sort();
+    let Some(best) = scored.first().map(|(d, _)| *d) else {
         return Ok(None);
     };
-    let after_first =
-        char::from_u32(first as u32 + 1).map_or_else(|| "\u{10FFFF}".to_string(), String::from);
-    let mut stmt = conn.prepare_cached(
-        "SELECT term, doc FROM chunks_vocab WHERE term >= ?1 AND term < ?2 AND length(term) BETWEEN ?3 AND ?4",
-    )?;
-    let low = stem_chars.saturating_sub(limit).max(2) as i64;
-    let high = (chars.max(stem_chars) + limit) as i64;
-    let mut rows = stmt.query(rusqlite::params![first.to_string(), after_first, low, high])?;
-    let mut best: Option<(usize, i64, String)> = None;
-    while let Some(row) = rows.next()? {
-        let term: String = row.get(0)?;
-        let docs: i64 = row.get(1)?;
-        let by_stem = bounded_levenshtein(&stem, &term, limit);
-        let by_word = bounded_levenshtein(word, &term, limit);
-        let Some(distance) = by_stem.into_iter().chain(by_word).min() else {
-            continue;
-        };
-        let better = match &best {
-            None => true,
-            Some((d, n, _)) => distance < *d || (distance == *d && docs > *n),
-        };
-        if better {
-            best = Some((distance, docs, term));
+    let mut choice: Option<(i64, String)> = None;
+    for (_, candidate) in scored
+        .into_iter()
+        .take_while(|(d, _)| *d == best)
+        .take(TIED_CANDIDATES)
+    {
+        let chunks = chunks_with(conn, &candidate)?;
+        if chunks > 0 && choice.as_ref().is_none_or(|(n, _)| chunks > *n) {
+            choice = Some((chunks, candidate));
         }
     }
-    Ok(best.map(|(_, _, term)| term))
+    Ok(choice.map(|(_, word)| word))
 }
 
 #[cfg(test)]
@@ -121,10 +133,16 @@ mod tests {
 
     #[test]
     fn distances() {
-        assert_eq!(bounded_levenshtein("kitten", "sitting", 3), Some(3));
-        assert_eq!(bounded_levenshtein("kitten", "sitting", 2), None);
-        assert_eq!(bounded_levenshtein("日本語", "日本", 1), Some(1));
-        assert_eq!(bounded_levenshtein("", "abc", 3), Some(3));
+        assert_eq!(bounded_distance("kitten", "sitting", 3), Some(3));
+        assert_eq!(bounded_distance("kitten", "sitting", 2), None);
+        assert_eq!(bounded_distance("日本語", "日本", 1), Some(1));
+        assert_eq!(bounded_distance("", "abc", 3), Some(3));
+        assert_eq!(bounded_distance("cahce", "cache", 1), Some(1));
+        assert_eq!(bounded_distance("supabsae", "supabase", 2), Some(1));
+        assert_eq!(
+            bounded_distance("autentication", "authentication", 3),
+            Some(1)
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod rank;
 mod snippet;
 mod tools;
 mod walk;
+mod words;
 
 #[cfg(test)]
 mod tests;
@@ -180,52 +181,60 @@ fn search_once(
         session: (options.scope == Scope::Session).then(|| options.session_id.to_string()),
         include_journal: options.include_journal,
     };
-    let mut hits = run(conn, &parsed, &filters, options)?;
-    let mut corrections = Vec::new();
-    if hits.is_empty() {
-        let mut corrected = parsed.clone();
+    let plain_words = words::look_up(conn, &parsed)?;
+    let hits = run(conn, &parsed, &plain_words, &filters, options)?;
+    correct_typos(conn, &parsed, &plain_words, hits, &filters, options)
+}
+
+/// Typo correction: each word that nothing indexed holds, whole or in part (or every
+/// word, when the query matched nothing), is replaced by the closest vocabulary word and
+/// the query asked again. The corrected answer is kept when it has hits.
+fn correct_typos(
+    conn: &rusqlite::Connection,
+    parsed: &ParsedQuery,
+    plain_words: &[words::PlainWord],
+    hits: Vec<SearchHit>,
+    filters: &Filters,
+    options: &SearchOptions<'_>,
+) -> Result<SearchOutcome, StoreError> {
+    let nothing = hits.is_empty();
+    let unknown = |word: &str| plain_words.iter().any(|w| w.word == word && w.unknown());
+    let mut corrected = parsed.clone();
+    if nothing {
         corrected.substrings.clear();
         corrected.plain_substrings.clear();
         corrected.short_cjk.clear();
-        for term in &mut corrected.terms {
-            if let Some(replacement) = fuzzy::correct_word(conn, &term.word)? {
-                corrections.push((term.word.clone(), replacement.clone()));
-                term.needles = vec![replacement.clone()];
-                term.word = replacement;
-            }
+    }
+    let mut corrections = Vec::new();
+    for term in &mut corrected.terms {
+        if !(nothing || unknown(&term.word)) {
+            continue;
         }
-        if !corrections.is_empty() {
-            hits = run(conn, &corrected, &filters, options)?;
-            if let Some(top) = hits.first() {
-                let text = top.snippet.to_ascii_lowercase();
-                for (_, replacement) in &mut corrections {
-                    if let Some(surface) = surface_form(&text, replacement) {
-                        *replacement = surface;
-                    }
-                }
-            }
+        if let Some(replacement) = fuzzy::correct_word(conn, &term.word)? {
+            corrected.plain_substrings.retain(|w| *w != term.word);
+            corrected.substrings.retain(|w| *w != term.word);
+            corrections.push((term.word.clone(), replacement.clone()));
+            *term = query::QueryTerm::new(replacement);
         }
     }
-    Ok(SearchOutcome {
+    let answer = |hits, corrections| SearchOutcome {
         hits,
         corrections,
         nothing_to_search: false,
-    })
-}
-
-/// The whole word of `text` that starts with `stem` ("kubernet" → "kubernetes").
-fn surface_form(text_lower: &str, stem: &str) -> Option<String> {
-    let at = text_lower.match_indices(stem).map(|(i, _)| i).find(|&i| {
-        text_lower[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric())
-    })?;
-    let word: String = text_lower[at..]
-        .chars()
-        .take_while(|c| c.is_alphanumeric())
+    };
+    if corrections.is_empty() {
+        return Ok(answer(hits, corrections));
+    }
+    let kept_words: Vec<words::PlainWord> = plain_words
+        .iter()
+        .filter(|w| corrected.plain_substrings.contains(&w.word))
+        .cloned()
         .collect();
-    (!word.is_empty()).then_some(word)
+    let again = run(conn, &corrected, &kept_words, filters, options)?;
+    if again.is_empty() {
+        return Ok(answer(hits, Vec::new()));
+    }
+    Ok(answer(again, corrections))
 }
 
 struct Row {
@@ -283,11 +292,12 @@ fn load(conn: &rusqlite::Connection, key: HitKey) -> rusqlite::Result<Option<Row
 fn run(
     conn: &rusqlite::Connection,
     parsed: &ParsedQuery,
+    plain_words: &[words::PlainWord],
     filters: &Filters,
     options: &SearchOptions<'_>,
 ) -> Result<Vec<SearchHit>, StoreError> {
     let depth = list_depth(options.limit);
-    let lists = rank::ranked_lists(conn, parsed, filters, depth)?;
+    let lists = rank::ranked_lists(conn, parsed, plain_words, filters, depth)?;
     let fused = rank::fuse(&lists);
     let needles = parsed.needles();
     let rerank_pool = (options.limit * 3).max(30);

@@ -33,6 +33,16 @@ pub struct QueryTerm {
     pub needles: Vec<String>,
 }
 
+impl QueryTerm {
+    /// The term for a lowercase word.
+    pub fn new(word: String) -> QueryTerm {
+        QueryTerm {
+            needles: needles_for(&word),
+            word,
+        }
+    }
+}
+
 /// A parsed query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedQuery {
@@ -63,10 +73,7 @@ impl ParsedQuery {
                     push_unique(&mut parsed.short_cjk, lower.clone());
                 }
                 if parsed.terms.len() < MAX_TERMS && !parsed.terms.iter().any(|t| t.word == lower) {
-                    parsed.terms.push(QueryTerm {
-                        needles: needles_for(&lower),
-                        word: lower,
-                    });
+                    parsed.terms.push(QueryTerm::new(lower));
                 }
             }
         }
@@ -160,24 +167,14 @@ fn or_of<'a>(items: impl Iterator<Item = &'a str>) -> Option<String> {
     (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
 
-/// An FTS5 string literal.
-pub fn quote(text: &str) -> String {
-    format!("\"{}\"", text.replace('"', "\"\""))
-}
+pub use crate::store::fts_string as quote;
 
 /// Lowercases ASCII letters only, so byte offsets stay those of the original text.
 pub fn ascii_lower(text: &str) -> String {
     text.to_ascii_lowercase()
 }
 
-/// Whether `text` holds Chinese, Japanese or Korean characters (no spaces between words,
-/// so only substring matching finds them).
-pub fn has_cjk(text: &str) -> bool {
-    text.chars().any(|c| {
-        matches!(c as u32,
-            0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
-    })
-}
+pub use crate::chunk::has_cjk;
 
 /// Suffixes stripped to locate inflected forms in snippets ("caching" → "cach").
 const SUFFIXES: &[&str] = &[

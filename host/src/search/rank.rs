@@ -8,6 +8,7 @@ use rusqlite::{Connection, params};
 
 use super::query::{ParsedQuery, QueryTerm};
 use super::snippet::{find_all, tightest_span};
+use super::words::{PlainWord, expansion_expression};
 use crate::limits::{BM25_TITLE_WEIGHT, RRF_K};
 
 /// A ranked row: a chunk or a journal row.
@@ -113,10 +114,12 @@ fn like_list(
     rows.collect()
 }
 
-/// Every ranked list for `query`, each at most `n` long.
+/// Every ranked list for `query`, each at most `n` long. `words` is what the indexes
+/// know of its plain words (`words::look_up`).
 pub fn ranked_lists(
     conn: &Connection,
     query: &ParsedQuery,
+    words: &[PlainWord],
     filters: &Filters,
     n: usize,
 ) -> rusqlite::Result<Vec<Vec<HitKey>>> {
@@ -129,12 +132,14 @@ pub fn ranked_lists(
             lists.push(journal_list(conn, "journal_fts", &expression, filters, n)?);
         }
     }
-    let mut unmatched_words: Vec<&str> = Vec::new();
-    for word in &query.plain_substrings {
-        if !porter_has(conn, word)? {
-            unmatched_words.push(word);
-        }
-    }
+    // A plain word the porter index has no word for may be part of an identifier (the
+    // chunk trigram index) or of longer words (the vocabulary's expansions); the
+    // journal's trigram index holds its whole text, so it finds both.
+    let unmatched_words: Vec<&str> = words
+        .iter()
+        .filter(|w| !w.in_porter)
+        .map(|w| w.word.as_str())
+        .collect();
     if let Some(expression) = query.trigram_expression(&unmatched_words) {
         lists.push(chunk_list(conn, "chunks_trigram", &expression, filters, n)?);
         if journal {
@@ -147,19 +152,15 @@ pub fn ranked_lists(
             )?);
         }
     }
+    if let Some(expression) = expansion_expression(words) {
+        lists.push(chunk_list(conn, "chunks_fts", &expression, filters, n)?);
+    }
     if lists.iter().all(Vec::is_empty) {
         for needle in &query.short_cjk {
             lists.push(like_list(conn, needle, filters, n)?);
         }
     }
     Ok(lists)
-}
-
-/// Whether any chunk has a word starting like `word` (by the porter index).
-fn porter_has(conn: &Connection, word: &str) -> rusqlite::Result<bool> {
-    let expression = format!("{}*", super::query::quote(word));
-    conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1)")?
-        .query_row([expression], |r| r.get(0))
 }
 
 /// Reciprocal Rank Fusion: Σ 1 / (RRF_K + rank) over the lists, best first.

@@ -22,12 +22,13 @@
 //! the main file's write lock.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::open::{self, DbKind};
-use super::{Result, retry, schema, trigram};
+use super::{Result, retry, schema, trigram, vocabulary};
 use crate::chunk::{Chunk, substring_index_text};
 use crate::limits::DB_PAGE_CACHE_BYTES;
 
@@ -36,7 +37,8 @@ use crate::limits::DB_PAGE_CACHE_BYTES;
 pub enum IndexFile {
     /// Porter-stemmed words (`chunks_fts`) and their vocabulary (`chunks_vocab`).
     Words,
-    /// Trigrams of identifiers, paths and non-ASCII runs (`chunks_trigram`).
+    /// Trigrams of identifiers, paths and non-ASCII runs (`chunks_trigram`), and the
+    /// vocabulary of every word (`store::vocabulary`).
     Substrings,
 }
 
@@ -186,7 +188,7 @@ impl IndexFiles {
         })
     }
 
-    /// Empties both indexes (the main file's chunks are already gone).
+    /// Empties both indexes and the vocabulary (the main file's chunks are already gone).
     pub fn clear(&mut self) -> rusqlite::Result<()> {
         for (file, conn) in self.each_writer() {
             let table = file.table();
@@ -194,7 +196,11 @@ impl IndexFiles {
                 conn.execute_batch(&format!(
                     "INSERT INTO {table}({table}) VALUES ('delete-all');
                      INSERT INTO {table}({table}) VALUES ('optimize');"
-                ))
+                ))?;
+                if file == IndexFile::Substrings {
+                    vocabulary::clear(conn)?;
+                }
+                Ok(())
             })?;
         }
         Ok(())
@@ -288,6 +294,9 @@ pub(super) fn write_rows(
             insert.execute(params![id, title, content])?;
         }
     }
+    if file == IndexFile::Substrings {
+        vocabulary::add_chunk_words(&tx, chunks)?;
+    }
     tx.commit()
 }
 
@@ -337,6 +346,11 @@ fn refill(
         &format!("INSERT INTO {table}({table}) VALUES ('delete-all')"),
         [],
     )?;
+    let vocabulary = file == IndexFile::Substrings;
+    if vocabulary {
+        vocabulary::clear(&tx)?;
+    }
+    let mut words = HashSet::new();
     {
         let mut insert = tx.prepare(&file.insert_sql())?;
         let mut chunks = main.prepare("SELECT id, title, content FROM chunks ORDER BY id")?;
@@ -345,9 +359,16 @@ fn refill(
             let id: i64 = row.get(0)?;
             let title = row.get_ref(1)?.as_str()?;
             let content = row.get_ref(2)?.as_str()?;
+            if vocabulary {
+                vocabulary::collect_words(title, &mut words);
+                vocabulary::collect_words(content, &mut words);
+            }
             let (title, content) = file.row(title, content);
             insert.execute(params![id, title, content])?;
         }
+    }
+    if vocabulary {
+        vocabulary::add_words(&tx, words)?;
     }
     tx.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES ('store_id', ?1)",

@@ -15,6 +15,7 @@ mod retry;
 mod schema;
 mod stats;
 mod trigram;
+mod vocabulary;
 
 #[cfg(test)]
 mod tests;
@@ -35,6 +36,7 @@ pub use journal::{JournalEntry, JournalInsert, JournalOp, NewJournalEntry, State
 pub use report::{CategoryCount, DayStats, HookDuration, SourceSize};
 pub use schema::SCHEMA_VERSION;
 pub use stats::ToolStatsSummary;
+pub use vocabulary::{has_word, typo_candidates, words_containing};
 
 /// Why the store could not do what was asked. Displays as one line.
 #[derive(Debug, thiserror::Error)]
@@ -248,6 +250,11 @@ pub fn content_hash(text: &str) -> String {
 }
 
 /// `text` escaped for use inside a `LIKE ? ESCAPE '\'` pattern.
+/// An FTS5 string literal (quotes doubled), so no text is ever read as FTS syntax.
+pub fn fts_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
 pub(crate) fn like_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     for ch in text.chars() {

@@ -27,6 +27,9 @@ const OPEN_ATTEMPTS: usize = 4;
 enum OpenFailure {
     /// Not a database, or a corrupt one: move it aside and build a new one.
     Corrupt(rusqlite::Error),
+    /// An index file of another layout version: derived data in a form this build does
+    /// not write, so it is deleted (nothing to keep aside) and built again.
+    OtherLayout(i64),
     /// The file disappeared between the existence check and the open.
     Vanished,
     Fatal(StoreError),
@@ -49,6 +52,14 @@ pub(super) fn open_connection(db_path: &Path, kind: DbKind) -> Result<Connection
             Ok(conn) => return Ok(conn),
             Err(OpenFailure::Vanished) => continue,
             Err(OpenFailure::Fatal(err)) => return Err(err),
+            Err(OpenFailure::OtherLayout(version)) => {
+                tracing::info!(
+                    "{} has index layout {version}; rebuilding it as layout {}",
+                    db_path.display(),
+                    schema::INDEX_FILE_VERSION
+                );
+                remove_derived(db_path, identity)?;
+            }
             Err(OpenFailure::Corrupt(err)) => {
                 tracing::warn!(
                     "{} is not a usable database ({err}); rebuilding",
@@ -92,11 +103,7 @@ fn open_existing(db_path: &Path, kind: DbKind) -> std::result::Result<Connection
             trigram::register(&conn).map_err(classify)?;
             let version = schema::user_version(&conn).map_err(classify)?;
             if version != schema::INDEX_FILE_VERSION {
-                // Derived data in a layout this build does not write: rebuilt from scratch.
-                return Err(OpenFailure::Corrupt(rusqlite::Error::SqliteFailure(
-                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
-                    Some(format!("index file version {version}")),
-                )));
+                return Err(OpenFailure::OtherLayout(version));
             }
         }
     }
@@ -256,6 +263,28 @@ pub(super) fn move_aside(db_path: &Path, failed: Option<FileIdentity>) -> Result
     }
     let _ = std::fs::rename(sidecar(db_path, "-wal"), sidecar(&target, "-wal"));
     let _ = std::fs::remove_file(sidecar(db_path, "-shm"));
+    Ok(())
+}
+
+/// Deletes an index file (and its WAL and shared memory) that is still the one opened
+/// as `opened`: another process may already have put a new one in its place.
+fn remove_derived(db_path: &Path, opened: Option<FileIdentity>) -> Result<()> {
+    if opened.is_some() && file_identity(db_path) != opened {
+        return Ok(());
+    }
+    match std::fs::remove_file(db_path) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(StoreError::Io {
+                path: db_path.to_path_buf(),
+                source,
+            });
+        }
+    }
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(sidecar(db_path, suffix));
+    }
     Ok(())
 }
 

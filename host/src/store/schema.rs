@@ -176,8 +176,9 @@ INSERT OR REPLACE INTO meta(key, value)
     VALUES ('next_chunk_id', (SELECT coalesce(max(id), 0) + 1 FROM chunks));
 "#;
 
-/// The layout of the index files; a file with another version is rebuilt.
-pub const INDEX_FILE_VERSION: i64 = 1;
+/// The layout of the index files; a file with another version is rebuilt from `chunks`
+/// (version 2 added the vocabulary to the substrings file, ADR 22).
+pub const INDEX_FILE_VERSION: i64 = 2;
 
 /// `<name>.words.db`. A 4 MB pending-terms hash (default 1 MB) flushes a large document
 /// in fewer segments: measured 25% less CPU for porter indexing; more gave nothing.
@@ -193,7 +194,9 @@ INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('hashsize', 4194304);
 "#
 );
 
-/// `<name>.substrings.db`: each chunk's title and substring-worthy tokens.
+/// `<name>.substrings.db`: each chunk's title and substring-worthy tokens, and the
+/// vocabulary (`store::vocabulary`, ADR 22): every distinct word once, with the trigram
+/// index that finds the words containing a partial word or sharing a typo's trigrams.
 pub const SUBSTRINGS_DDL: &str = concat!(
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
     r#"
@@ -202,6 +205,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_trigram USING fts5(
     tokenize='cm_trigram'
 );
 INSERT INTO chunks_trigram(chunks_trigram, rank) VALUES ('hashsize', 4194304);
+CREATE TABLE IF NOT EXISTS vocabulary (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE);
+CREATE VIRTUAL TABLE IF NOT EXISTS vocabulary_trigram USING fts5(
+    word, content='', contentless_delete=1, tokenize='cm_trigram'
+);
 "#
 );
 

@@ -120,7 +120,12 @@ impl Sandbox {
     /// A `cm` command with this sandbox's environment and nothing inherited that could
     /// change behaviour.
     pub fn cm(&self) -> Command {
-        let mut command = Command::new(CM);
+        self.command(Path::new(CM))
+    }
+
+    /// Like [`Sandbox::cm`], for another build of `cm` (an A/B bench's baseline).
+    pub fn command(&self, binary: &Path) -> Command {
+        let mut command = Command::new(binary);
         command
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

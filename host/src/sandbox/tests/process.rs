@@ -601,23 +601,22 @@ async fn batch_concurrency_runs_commands_side_by_side() {
     }
 }
 
+/// Back-to-back runs on one sandbox each get their own output (nothing carried over from
+/// the run before). Its latency is a benchmark (docs/BENCHMARKS.md), not asserted here.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn trivial_shell_execution_p50() {
+async fn back_to_back_trivial_runs_each_print_their_own_output() {
     let project = tempfile::tempdir().expect("tempdir");
     let sandbox = sandbox();
-    run(&sandbox, project.path(), "shell", "echo hi", 30_000, false).await;
-    let mut samples: Vec<Duration> = Vec::with_capacity(100);
-    for _ in 0..100 {
-        let started = Instant::now();
-        let outcome = run(&sandbox, project.path(), "shell", "echo hi", 30_000, false).await;
-        samples.push(started.elapsed());
-        assert_eq!(outcome.stdout, "hi\n");
+    for i in 0..20 {
+        let outcome = run(
+            &sandbox,
+            project.path(),
+            "shell",
+            &format!("echo hi{i}"),
+            30_000,
+            false,
+        )
+        .await;
+        assert_eq!(outcome.stdout, format!("hi{i}\n"));
     }
-    samples.sort();
-    let (p50, p90) = (samples[49], samples[89]);
-    eprintln!(
-        "trivial shell execution over 100 runs: p50 {p50:?}, p90 {p90:?}, max {:?}",
-        samples[99]
-    );
-    assert!(p50 < Duration::from_millis(100), "p50 {p50:?}");
 }

@@ -152,21 +152,28 @@ fn lowercase_identifier_parts_and_word_prefixes_match() {
     assert!(first(&prefix).snippet.contains("rollout"), "{prefix:?}");
 }
 
-#[test]
-fn typos_are_corrected_against_the_vocabulary() {
-    let f = indexed();
-    let outcome = top(&f, "kuberntes");
+/// "kuberntes" was searched as "kubernetes", and the guide's section came first.
+fn kubernetes_corrected(outcome: &SearchOutcome) {
     assert_eq!(
         outcome.corrections,
         vec![("kuberntes".to_string(), "kubernetes".to_string())]
     );
     assert_eq!(
-        first(&outcome).title,
+        first(outcome).title,
         "Operations Guide > Deploy > Kubernetes"
     );
+}
+
+#[test]
+fn typos_are_corrected_against_the_vocabulary() {
+    let f = indexed();
+    kubernetes_corrected(&top(&f, "kuberntes"));
 
     let outcome = top(&f, "autentication");
-    assert_eq!(outcome.corrections.len(), 1);
+    assert_eq!(
+        outcome.corrections,
+        vec![("autentication".to_string(), "authentication".to_string())]
+    );
     assert!(
         outcome
             .hits
@@ -174,6 +181,94 @@ fn typos_are_corrected_against_the_vocabulary() {
             .any(|h| h.snippet.to_lowercase().contains("authentication")),
         "{outcome:?}"
     );
+}
+
+#[test]
+fn partial_words_find_the_words_they_are_part_of() {
+    let f = indexed();
+    // Longer than the porter stem ("authent"), or from inside the word: neither is a
+    // word prefix the porter index can match.
+    for query in ["authenticat", "authenticatio", "thenticat", "ubernete"] {
+        let outcome = search(
+            &f.store,
+            query,
+            &SearchOptions {
+                source: Some("ops-guide"),
+                ..SearchOptions::new("s")
+            },
+        )
+        .expect("search");
+        assert!(outcome.corrections.is_empty(), "{query}: {outcome:?}");
+        let hit = first(&outcome);
+        assert!(
+            hit.title.ends_with("Single sign-on") || hit.title.ends_with("Kubernetes"),
+            "{query}: {hit:?}"
+        );
+    }
+    let commits = top(&f, "authenticat");
+    assert!(
+        commits
+            .hits
+            .iter()
+            .any(|h| h.source_label == "git-log.txt"
+                && h.snippet.contains("magic link authentication")),
+        "{commits:?}"
+    );
+}
+
+/// Among the 20,000 words of a generated document and a word the porter stems put one
+/// edit from the typo ("autentication" → "autent", "attention" → "attent"), in more
+/// chunks than the right one: whole words decide, and the first letter may be the typo.
+#[test]
+fn typos_are_corrected_among_tens_of_thousands_of_words() {
+    let mut f = indexed();
+    let generated = super::bench::generated_markdown(1_000_000);
+    let attention: String = (0..60)
+        .map(|i| format!("## Note {i}\n\nPay attention to step {i}.\n\n"))
+        .collect();
+    for (label, text) in [("generated.md", generated), ("notes.md", attention)] {
+        index_document(
+            &mut f.store,
+            NewSource::new(label, SourceKind::Content, Some("s-old"), text.len()),
+            &text,
+            Format::Markdown,
+        )
+        .expect("index");
+    }
+    let distinct: i64 = f
+        .store
+        .search_conn()
+        .expect("conn")
+        .query_row("SELECT count(*) FROM vocabulary", [], |r| r.get(0))
+        .expect("vocabulary");
+    assert!(distinct > 15_000, "{distinct} words");
+    for (typo, word) in [
+        ("autentication", "authentication"),
+        ("kuberntes", "kubernetes"),
+        ("lubernetes", "kubernetes"),
+        ("rollbakc", "rollback"),
+    ] {
+        let outcome = top(&f, typo);
+        assert_eq!(
+            outcome.corrections,
+            vec![(typo.to_string(), word.to_string())],
+            "{outcome:?}"
+        );
+        assert!(
+            first(&outcome).snippet.to_lowercase().contains(word),
+            "{outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn a_typo_next_to_a_known_word_is_corrected_too() {
+    let f = indexed();
+    let options = SearchOptions {
+        source: Some("ops-guide"),
+        ..SearchOptions::new("s")
+    };
+    kubernetes_corrected(&search(&f.store, "kuberntes manifests", &options).expect("search"));
 }
 
 #[test]

@@ -64,6 +64,16 @@ fn fresh_store() -> (tempfile::TempDir, PathBuf, Store) {
     (dir, db, store)
 }
 
+/// A store in a fresh directory holding `texts` as source "notes", closed again.
+fn closed_store(texts: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("context.db");
+    let mut store = Store::open_path(&db).expect("open");
+    index(&mut store, "notes", texts);
+    drop(store);
+    (dir, db)
+}
+
 /// The chunk ids of a source, in order.
 fn chunk_ids(store: &Store, source_id: i64) -> Vec<i64> {
     let mut stmt = store
@@ -100,16 +110,7 @@ fn both_index_files_sit_beside_the_database_and_agree_with_it() {
 
 #[test]
 fn a_missing_or_garbage_index_file_is_rebuilt_from_the_chunks() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = dir.path().join("context.db");
-    {
-        let mut store = Store::open_path(&db).expect("open");
-        index(
-            &mut store,
-            "notes",
-            &["alpha useLayoutEffect", "beta src/main.rs"],
-        );
-    }
+    let (dir, db) = closed_store(&["alpha useLayoutEffect", "beta src/main.rs"]);
     let words = IndexFile::Words.path(&db);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(open::sidecar(&words, suffix));
@@ -247,6 +248,10 @@ fn purging_empties_the_index_files_too() {
     assert_eq!(mismatches(&store), vec![(0, 0), (0, 0)]);
     store.purge(&PurgeScope::Project).expect("purge project");
     assert!(labels_found(&store, "LayoutEff").is_empty());
+    let words: i64 = index_file_conn(&db, IndexFile::Substrings)
+        .query_row("SELECT count(*) FROM vocabulary", [], |r| r.get(0))
+        .expect("vocabulary");
+    assert_eq!(words, 0, "the vocabulary is emptied with the indexes");
     for file in IndexFile::ALL {
         let rows: i64 = index_file_conn(&db, file)
             .query_row(
@@ -280,8 +285,37 @@ fn a_version_one_database_keeps_its_chunks_searchable() {
     let mut store = Store::open_path(&db).expect("migrates");
     assert_eq!(labels_found(&store, "kubernetes"), vec!["legacy"]);
     assert_eq!(labels_found(&store, "LayoutEff"), vec!["legacy"]);
+    assert_eq!(labels_found(&store, "ubernete"), vec!["legacy"]);
     let newer = index(&mut store, "newer", &["kubernetes again"]);
     assert_eq!(chunk_ids(&store, newer.source_id), vec![3]);
+    assert_eq!(mismatches(&store), vec![(0, 0), (0, 0)]);
+    assert!(store.integrity_problems().expect("check").is_empty());
+}
+
+/// Index files written before the vocabulary existed (layout version 1) are rebuilt
+/// on open, and then partial words and typos are found in what they held (ADR 22).
+#[test]
+fn index_files_of_the_layout_before_the_vocabulary_are_rebuilt_with_it() {
+    let (_dir, db) = closed_store(&["email magic link authentication", "beta useLayoutEffect"]);
+    for file in IndexFile::ALL {
+        let conn = index_file_conn(&db, file);
+        if file == IndexFile::Substrings {
+            conn.execute_batch("DROP TABLE vocabulary; DROP TABLE vocabulary_trigram;")
+                .expect("the layout of version 1");
+        }
+        conn.pragma_update(None, "user_version", 1)
+            .expect("version 1");
+    }
+    let store = Store::open_path(&db).expect("reopen");
+    for query in ["authenticat", "thenticat", "LayoutEff", "autentication"] {
+        assert_eq!(labels_found(&store, query), vec!["notes"], "{query}");
+    }
+    let dir = db.parent().expect("dir");
+    assert!(
+        kept_aside(dir).is_empty(),
+        "an older layout is derived data: nothing is kept aside: {:?}",
+        kept_aside(dir)
+    );
     assert_eq!(mismatches(&store), vec![(0, 0), (0, 0)]);
     assert!(store.integrity_problems().expect("check").is_empty());
 }
