@@ -8,7 +8,7 @@ use super::{Fallback, HookOutput, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::model::{
     Action, Capabilities, Decision, Descriptor, EventBinding, EventKind, NormalizedEvent,
-    ParseError, ParseInput, PolicyContext, Rendered, Reply, ToolCall, ToolKind,
+    ParseError, ParseInput, PolicyContext, Rendered, Reply, SetupInput, ToolCall, ToolKind,
 };
 use crate::permissions;
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
@@ -70,6 +70,15 @@ pub(super) fn run(
     // into; the caller answers with the allow reply and logs this line.
     // The event's project by the one rule `cm serve` uses too, so both name one store.
     let project_dir = crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))?;
+    name_tools_as_registered(&mut loaded, root, &project_dir, &log);
+    let mut event = event;
+    if let Some(tool) = event.tool.as_mut()
+        && tool.kind == ToolKind::Mcp
+        && loaded.descriptor.ctx_tools.iter().any(|(_, name)| name == tool.name)
+    {
+        // One of ours under a server name the adapter's own spelling check misses.
+        tool.kind = ToolKind::Ctx;
+    }
     let mut store = continuity::HookStore::new(root, &project_dir);
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
@@ -120,6 +129,42 @@ pub(super) fn run(
     let rendered = loaded.adapter.render(reply)?;
     continuity::record_timing(&mut store, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
+}
+
+/// Names our tools after the server name the host registered us under (ADR 19), when
+/// it is not the one the descriptor was named for.
+fn name_tools_as_registered(loaded: &mut Loaded, root: &Path, project_dir: &Path, log: &dyn Fn(&str)) {
+    use crate::service::server_name;
+    let declared = |name: &str| {
+        loaded
+            .descriptor
+            .env_vars
+            .iter()
+            .any(|d| d == name)
+            .then(|| std::env::var(name).ok())
+            .flatten()
+    };
+    let files = match (crate::paths::home_dir(), loaded.adapter.setup_plan(SetupInput {
+        cm_command: "cm".into(),
+        project_dir: Some(project_dir.display().to_string()),
+    })) {
+        (Some(home), Ok(plan)) => server_name::mcp_config_files(&plan, &home, project_dir, &declared),
+        (_, Err(err)) => {
+            log(&err.to_string());
+            Vec::new()
+        }
+        (None, _) => Vec::new(),
+    };
+    let process_env = |name: &str| std::env::var(name).ok();
+    let server = server_name::registered(root, &loaded.descriptor.id, project_dir, &files, &process_env);
+    if server == crate::model::MCP_SERVER_NAME {
+        return;
+    }
+    match loaded.adapter.ctx_tool_names(&server) {
+        Ok(Some(names)) => loaded.descriptor.ctx_tools = names,
+        Ok(None) => {}
+        Err(err) => log(&err.to_string()),
+    }
 }
 
 fn load_adapter(
