@@ -55,3 +55,50 @@ fn without_a_live_server_security_denials_still_apply() {
     let reply = CLAUDE.run(&sandbox, "sudo-chain");
     CLAUDE.assert_golden("sudo-chain", &reply);
 }
+
+/// The redirect names our tools as Claude Code shows them for the way we are
+/// registered: a user's own `mcpServers` entry under another name, a marketplace
+/// plugin (`plugin:<plugin>:<server>`), or `CONTEXT_MODE_SERVER_NAME`.
+#[test]
+fn redirects_name_the_tools_under_the_registered_server_name() {
+    let sandbox = CLAUDE.project();
+    let _server = sandbox.live_server();
+    std::fs::write(
+        sandbox.home.join(".claude.json"),
+        r#"{"mcpServers":{"my ctx":{"type":"stdio","command":"/opt/bin/cm","args":["serve"]}}}"#,
+    )
+    .expect("write ~/.claude.json");
+    let reply = CLAUDE.run(&sandbox, "curl");
+    assert!(
+        reply.contains("redirected to mcp__my_ctx__ctx_execute(")
+            && reply.contains("select:mcp__my_ctx__ctx_execute"),
+        "{reply}"
+    );
+    assert!(!reply.contains("mcp__context-mode__"), "{reply}");
+
+    let plugin = sandbox.home.join("plugins/cm");
+    std::fs::create_dir_all(plugin.join(".claude-plugin")).expect("mkdir");
+    std::fs::write(
+        plugin.join(".claude-plugin/plugin.json"),
+        r#"{"name":"context-mode","mcpServers":{"context-mode":{"command":"cm","args":["serve"]}}}"#,
+    )
+    .expect("write plugin.json");
+    let payload = CLAUDE.payload_value(&sandbox, "curl").to_string();
+    let mut command = sandbox.cm();
+    command.env("CLAUDE_PLUGIN_ROOT", &plugin);
+    let output = sandbox.hook_with(command, "claude-code", "pretooluse", payload.as_bytes());
+    let reply = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(
+        reply.contains("redirected to mcp__plugin_context-mode_context-mode__ctx_execute("),
+        "{reply}"
+    );
+
+    let mut command = sandbox.cm();
+    command.env("CONTEXT_MODE_SERVER_NAME", "ctx.dev");
+    let output = sandbox.hook_with(command, "claude-code", "pretooluse", payload.as_bytes());
+    let reply = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(
+        reply.contains("redirected to mcp__ctx_dev__ctx_execute("),
+        "{reply}"
+    );
+}

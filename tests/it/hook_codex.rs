@@ -86,3 +86,28 @@ fn without_a_live_server_redirects_pass_through_and_denials_stay() {
     }
     CODEX.assert_golden("sudo-chain", &CODEX.run(&sandbox, "sudo-chain"));
 }
+
+/// Codex turns the hyphen of a server name into `_` (`mcp__context_mode__…`), from
+/// setup's entry or a user's own one in `config.toml`; the redirect names that.
+#[test]
+fn redirects_use_the_codex_spelling_of_the_registered_server() {
+    let sandbox = CODEX.project();
+    let _server = sandbox.live_server();
+    let reply = CODEX.run(&sandbox, "curl");
+    assert!(
+        reply.contains("redirected to mcp__context_mode__ctx_execute("),
+        "{reply}"
+    );
+    std::fs::create_dir_all(sandbox.home.join(".codex")).expect("mkdir");
+    std::fs::write(
+        sandbox.home.join(".codex/config.toml"),
+        "[mcp_servers.ctx-tools]\ncommand = \"/opt/cm\"\nargs = [\"serve\"]\n",
+    )
+    .expect("write config.toml");
+    let reply = CODEX.run(&sandbox, "curl");
+    assert!(
+        reply.contains("redirected to mcp__ctx_tools__ctx_execute("),
+        "{reply}"
+    );
+    assert!(!reply.contains("context-mode"), "{reply}");
+}

@@ -74,7 +74,11 @@ pub(super) fn run(
     let mut event = event;
     if let Some(tool) = event.tool.as_mut()
         && tool.kind == ToolKind::Mcp
-        && loaded.descriptor.ctx_tools.iter().any(|(_, name)| name == tool.name)
+        && loaded
+            .descriptor
+            .ctx_tools
+            .iter()
+            .any(|(_, name)| name == tool.name)
     {
         // One of ours under a server name the adapter's own spelling check misses.
         tool.kind = ToolKind::Ctx;
@@ -133,7 +137,12 @@ pub(super) fn run(
 
 /// Names our tools after the server name the host registered us under (ADR 19), when
 /// it is not the one the descriptor was named for.
-fn name_tools_as_registered(loaded: &mut Loaded, root: &Path, project_dir: &Path, log: &dyn Fn(&str)) {
+fn name_tools_as_registered(
+    loaded: &mut Loaded,
+    root: &Path,
+    project_dir: &Path,
+    log: &dyn Fn(&str),
+) {
     use crate::service::server_name;
     let declared = |name: &str| {
         loaded
@@ -144,11 +153,16 @@ fn name_tools_as_registered(loaded: &mut Loaded, root: &Path, project_dir: &Path
             .then(|| std::env::var(name).ok())
             .flatten()
     };
-    let files = match (crate::paths::home_dir(), loaded.adapter.setup_plan(SetupInput {
-        cm_command: "cm".into(),
-        project_dir: Some(project_dir.display().to_string()),
-    })) {
-        (Some(home), Ok(plan)) => server_name::mcp_config_files(&plan, &home, project_dir, &declared),
+    let files = match (
+        crate::paths::home_dir(),
+        loaded.adapter.setup_plan(SetupInput {
+            cm_command: "cm".into(),
+            project_dir: Some(project_dir.display().to_string()),
+        }),
+    ) {
+        (Some(home), Ok(plan)) => {
+            server_name::mcp_config_files(&plan, &home, project_dir, &declared)
+        }
         (_, Err(err)) => {
             log(&err.to_string());
             Vec::new()
@@ -156,7 +170,13 @@ fn name_tools_as_registered(loaded: &mut Loaded, root: &Path, project_dir: &Path
         (None, _) => Vec::new(),
     };
     let process_env = |name: &str| std::env::var(name).ok();
-    let server = server_name::registered(root, &loaded.descriptor.id, project_dir, &files, &process_env);
+    let server = server_name::registered(
+        root,
+        &loaded.descriptor.id,
+        project_dir,
+        &files,
+        &process_env,
+    );
     if server == crate::model::MCP_SERVER_NAME {
         return;
     }

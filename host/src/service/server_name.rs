@@ -90,13 +90,10 @@ pub fn registered(
 fn claude_plugin_server(plugin_root: &Path) -> Option<String> {
     let manifest = read_json(&plugin_root.join(".claude-plugin/plugin.json"))?;
     let plugin = manifest.get("name")?.as_str()?.to_string();
-    let server = manifest
-        .get("mcpServers")
-        .and_then(ours_in)
-        .or_else(|| {
-            read_json(&plugin_root.join(".mcp.json"))
-                .and_then(|v| v.get("mcpServers").and_then(ours_in))
-        })?;
+    let server = manifest.get("mcpServers").and_then(ours_in).or_else(|| {
+        read_json(&plugin_root.join(".mcp.json"))
+            .and_then(|v| v.get("mcpServers").and_then(ours_in))
+    })?;
     Some(format!("plugin:{plugin}:{server}"))
 }
 
@@ -183,7 +180,13 @@ struct Cached {
 fn cache_path(root: &Path, platform: &str) -> PathBuf {
     let safe: String = platform
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     root.join("server-names").join(format!("{safe}.json"))
 }

@@ -53,14 +53,25 @@ fn the_projects_own_scope_wins_and_the_default_is_the_fallback() {
 fn codex_toml_and_the_cache_follows_the_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("config.toml");
-    std::fs::write(&path, "[mcp_servers.ctx-x]\ncommand = \"cm\"\nargs = [\"serve\"]\n").expect("write");
+    std::fs::write(
+        &path,
+        "[mcp_servers.ctx-x]\ncommand = \"cm\"\nargs = [\"serve\"]\n",
+    )
+    .expect("write");
     let files = [McpConfigFile {
         path: path.clone(),
         format: ConfigFormat::Toml,
     }];
-    assert_eq!(registered(dir.path(), "codex", Path::new("/p"), &files, &no_env), "ctx-x");
+    assert_eq!(
+        registered(dir.path(), "codex", Path::new("/p"), &files, &no_env),
+        "ctx-x"
+    );
     // A changed file (another size) is read again, not answered from the cache.
-    std::fs::write(&path, "[mcp_servers.other-name]\ncommand = \"cm\"\nargs = [\"serve\"]\n").expect("write");
+    std::fs::write(
+        &path,
+        "[mcp_servers.other-name]\ncommand = \"cm\"\nargs = [\"serve\"]\n",
+    )
+    .expect("write");
     assert_eq!(
         registered(dir.path(), "codex", Path::new("/p"), &files, &no_env),
         "other-name"
@@ -71,10 +82,17 @@ fn codex_toml_and_the_cache_follows_the_file() {
 fn the_variable_and_a_claude_plugin_name_the_server() {
     let dir = tempfile::tempdir().expect("tempdir");
     let env = |name: &str| (name == SERVER_NAME_ENV).then(|| " mine ".to_string());
-    assert_eq!(registered(dir.path(), "codex", Path::new("/p"), &[], &env), "mine");
+    assert_eq!(
+        registered(dir.path(), "codex", Path::new("/p"), &[], &env),
+        "mine"
+    );
     let plugin = dir.path().join("plugin");
     std::fs::create_dir_all(plugin.join(".claude-plugin")).expect("mkdir");
-    std::fs::write(plugin.join(".claude-plugin/plugin.json"), r#"{"name":"context-mode"}"#).expect("write");
+    std::fs::write(
+        plugin.join(".claude-plugin/plugin.json"),
+        r#"{"name":"context-mode"}"#,
+    )
+    .expect("write");
     std::fs::write(
         plugin.join(".mcp.json"),
         r#"{"mcpServers":{"context-mode":{"command":"cm","args":["serve"]}}}"#,
