@@ -102,3 +102,51 @@ fn redirects_name_the_tools_under_the_registered_server_name() {
         "{reply}"
     );
 }
+
+/// `CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY`: a call of another MCP server's tool gets
+/// the large-payload tip on the 1st, (N+1)th… call of the session (default 10).
+#[test]
+fn external_mcp_calls_get_the_tip_every_nth_call() {
+    // Each cadence in its own sandbox: one data root, one session count.
+    let calls = |every: Option<&str>, n: usize| -> Vec<String> {
+        let sandbox = CLAUDE.project();
+        let _server = sandbox.live_server();
+        let mut payload = CLAUDE.payload_value(&sandbox, "curl");
+        payload["tool_name"] = "mcp__github__list_issues".into();
+        payload["tool_input"] = serde_json::json!({ "repo": "x/y" });
+        (0..n)
+            .map(|_| {
+                let mut command = sandbox.cm();
+                if let Some(every) = every {
+                    command.env("CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY", every);
+                }
+                let output = sandbox.hook_with(
+                    command,
+                    "claude-code",
+                    "pretooluse",
+                    payload.to_string().as_bytes(),
+                );
+                assert_eq!(output.status.code(), Some(0));
+                String::from_utf8(output.stdout).expect("UTF-8")
+            })
+            .collect()
+    };
+    let replies = calls(None, 11);
+    assert!(
+        replies[0].contains("another MCP server's tool")
+            && replies[0].contains("mcp__context-mode__ctx_index(content, source)"),
+        "{}",
+        replies[0]
+    );
+    assert!(replies[1..10].iter().all(String::is_empty), "{replies:?}");
+    assert!(
+        replies[10].contains("another MCP server's tool"),
+        "{}",
+        replies[10]
+    );
+    let shown =
+        |replies: Vec<String>| -> Vec<bool> { replies.iter().map(|r| !r.is_empty()).collect() };
+    assert_eq!(shown(calls(Some("2"), 4)), [true, false, true, false]);
+    // Out of range means the default.
+    assert_eq!(shown(calls(Some("0"), 3)), [true, false, false]);
+}

@@ -291,6 +291,7 @@ fn pre_tool_use(
             outcome.decision
         }
     };
+    let decision = with_external_mcp_tip(decision, loaded, root, (event, &tool), &context, log);
     let nudge = decision.nudge.clone();
     let expressible = reply::Expressible {
         capabilities: loaded.binding.capabilities,
@@ -340,6 +341,40 @@ fn policy_context(
     context.server_live = crate::readiness::server_live(root);
     context.nudges_shown = session_state::load(root, &event.session_id).nudges_shown;
     (context, unreadable.into_iter().next())
+}
+
+/// A call of another MCP server's tool that nothing else has an opinion on gets the
+/// periodic tip about large payloads, where this event can carry context and the ctx
+/// tools it names are reachable.
+fn with_external_mcp_tip(
+    decision: Decision,
+    loaded: &Loaded,
+    root: &Path,
+    (event, tool): (&NormalizedEvent, &ToolCall),
+    context: &PolicyContext,
+    log: &dyn Fn(&str),
+) -> Decision {
+    let applies = tool.kind == ToolKind::Mcp
+        && matches!(decision.action, Action::NoOpinion)
+        && context.server_live
+        && loaded
+            .binding
+            .capabilities
+            .contains(Capabilities::INJECT_CONTEXT);
+    if !applies {
+        return decision;
+    }
+    match super::external_mcp::on_call(root, &event.session_id, &loaded.descriptor.ctx_tools) {
+        Ok(Some(tip)) => Decision {
+            action: Action::AddContext(tip),
+            nudge: None,
+        },
+        Ok(None) => decision,
+        Err(err) => {
+            log(&format!("cannot count the external MCP call: {err}"));
+            decision
+        }
+    }
 }
 
 /// A Read or an edit of the unreadable settings file itself: refusing it would leave
