@@ -111,6 +111,8 @@ fn external_mcp_calls_get_the_tip_every_nth_call() {
     let calls = |every: Option<&str>, n: usize| -> Vec<String> {
         let sandbox = CLAUDE.project();
         let _server = sandbox.live_server();
+        // A first hook compiles the adapters into this sandbox's cache, uncounted.
+        CLAUDE.run(&sandbox, "stop");
         let mut payload = CLAUDE.payload_value(&sandbox, "curl");
         payload["tool_name"] = "mcp__github__list_issues".into();
         payload["tool_input"] = serde_json::json!({ "repo": "x/y" });
