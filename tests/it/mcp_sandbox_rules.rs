@@ -168,3 +168,24 @@ fn the_outside_project_refusal_is_worded_for_the_client() {
         "{text}"
     );
 }
+
+/// The server names its own tools as the client registered it (ADR 19), so a deny rule
+/// on the tool's real name under a user's own server entry applies inside the server too.
+#[test]
+fn a_deny_rule_on_our_tool_under_the_users_server_name_applies() {
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.home.join(".claude.json"),
+        r#"{"mcpServers":{"my-ctx":{"type":"stdio","command":"cm","args":["serve"]}}}"#,
+    )
+    .expect("write ~/.claude.json");
+    sandbox.project_permissions(json!({"deny": ["mcp__my-ctx__ctx_execute"]}));
+    let mut client = common::McpClient::spawn_as(sandbox.cm().arg("serve"), "claude-code");
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo ran"}),
+    );
+    assert!(is_error, "{text}");
+    assert!(text.starts_with("denied by security policy"), "{text}");
+    assert!(text.contains("mcp__my-ctx__ctx_execute"), "{text}");
+}

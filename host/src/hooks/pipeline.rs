@@ -8,7 +8,7 @@ use super::{Fallback, HookOutput, error_log, reply, session_state};
 use crate::limits::HOOK_STDIN_MAX_BYTES;
 use crate::model::{
     Action, Capabilities, Decision, Descriptor, EventBinding, EventKind, NormalizedEvent,
-    ParseError, ParseInput, PolicyContext, Rendered, Reply, SetupInput, ToolCall, ToolKind,
+    ParseError, ParseInput, PolicyContext, Rendered, Reply, ToolCall, ToolKind,
 };
 use crate::permissions;
 use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
@@ -143,44 +143,13 @@ fn name_tools_as_registered(
     project_dir: &Path,
     log: &dyn Fn(&str),
 ) {
-    use crate::service::server_name;
-    let declared = |name: &str| {
-        loaded
-            .descriptor
-            .env_vars
-            .iter()
-            .any(|d| d == name)
-            .then(|| std::env::var(name).ok())
-            .flatten()
-    };
-    let files = match (
-        crate::paths::home_dir(),
-        loaded.adapter.setup_plan(SetupInput {
-            cm_command: "cm".into(),
-            project_dir: Some(project_dir.display().to_string()),
-        }),
-    ) {
-        (Some(home), Ok(plan)) => {
-            server_name::mcp_config_files(&plan, &home, project_dir, &declared)
-        }
-        (_, Err(err)) => {
-            log(&err.to_string());
-            Vec::new()
-        }
-        (None, _) => Vec::new(),
-    };
-    let process_env = |name: &str| std::env::var(name).ok();
-    let server = server_name::registered(
+    let renamed = crate::service::server_name::renamed_tools(
+        &mut loaded.adapter,
+        &loaded.descriptor,
         root,
-        &loaded.descriptor.id,
         project_dir,
-        &files,
-        &process_env,
     );
-    if server == crate::model::MCP_SERVER_NAME {
-        return;
-    }
-    match loaded.adapter.ctx_tool_names(&server) {
+    match renamed {
         Ok(Some(names)) => loaded.descriptor.ctx_tools = names,
         Ok(None) => {}
         Err(err) => log(&err.to_string()),

@@ -53,6 +53,39 @@ pub fn mcp_config_files(
     files
 }
 
+/// Our tools' names on `descriptor`'s host when it registered us under another name
+/// than the default the descriptor was named for; `None` when it did not (or the
+/// adapter speaks contract 0.2.0, whose names are one fixed prefix).
+pub fn renamed_tools(
+    adapter: &mut crate::plugins::Adapter,
+    descriptor: &crate::model::Descriptor,
+    root: &Path,
+    project: &Path,
+) -> Result<Option<crate::model::CtxToolNames>, crate::plugins::PluginError> {
+    let declared = |name: &str| {
+        descriptor
+            .env_vars
+            .iter()
+            .any(|d| d == name)
+            .then(|| std::env::var(name).ok())
+            .flatten()
+    };
+    let plan = adapter.setup_plan(crate::model::SetupInput {
+        cm_command: "cm".into(),
+        project_dir: Some(project.display().to_string()),
+    })?;
+    let files = match crate::paths::home_dir() {
+        Some(home) => mcp_config_files(&plan, &home, project, &declared),
+        None => Vec::new(),
+    };
+    let process_env = |name: &str| std::env::var(name).ok();
+    let server = registered(root, &descriptor.id, project, &files, &process_env);
+    if server == MCP_SERVER_NAME {
+        return Ok(None);
+    }
+    adapter.ctx_tool_names(&server)
+}
+
 /// The registered server name for `platform` in `project`.
 pub fn registered(
     root: &Path,
