@@ -243,7 +243,7 @@ fn gemini_cli_keeps_the_users_jsonc_and_removes_to_the_same_bytes() {
         doc["context"]["fileName"],
         json!(["GEMINI.md", "context-mode.md"])
     );
-    assert!(read(&routing).contains("mcp__context-mode__ctx_"));
+    assert!(read(&routing).contains("mcp_context-mode_ctx_"));
 
     round.second_run_changes_nothing(&["--routing"]);
     round.remove_restores_everything();
@@ -402,7 +402,7 @@ fn codex_home_moves_every_codex_file() {
     round.apply(&["--routing"]);
     assert!(!sandbox.home.join(".codex").exists());
     assert_codex_registered(&config, &hooks);
-    assert!(read(&agents_md).contains("mcp__context-mode__ctx_"));
+    assert!(read(&agents_md).contains("mcp__context_mode__ctx_"));
     round.second_run_changes_nothing(&["--routing"]);
     round.remove_restores_everything();
 }

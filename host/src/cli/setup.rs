@@ -89,35 +89,7 @@ pub fn run(args: SetupArgs) -> anyhow::Result<()> {
             );
         }
     }
-    record_trust(&plan, &home, project.as_deref());
     Ok(())
-}
-
-/// Codex skips untrusted hooks and Gemini CLI starts no MCP server in an untrusted
-/// folder (ADR 19): record the trust the user gave by running setup.
-fn record_trust(plan: &Plan, home: &Path, project: Option<&Path>) {
-    use crate::doctor::trust;
-    for agent in &plan.agents {
-        match agent.id.as_str() {
-            "codex" => match trust::trust_codex_hooks(&trust::codex_home(home)) {
-                Ok(0) => {}
-                Ok(n) => println!("Codex CLI: trusted {n} context-mode hook(s) in config.toml"),
-                Err(err) => println!("Codex CLI: {err}; trust the hooks in Codex with /hooks"),
-            },
-            "gemini-cli" => {
-                let Some(project) = project else { continue };
-                match trust::trust_gemini_folder(home, project) {
-                    Ok(true) => println!(
-                        "Gemini CLI: trusted the folder {} (MCP servers run only in trusted folders)",
-                        project.display()
-                    ),
-                    Ok(false) => {}
-                    Err(err) => println!("Gemini CLI: {err}"),
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 fn show_plan(plan: &Plan, home: &Path) {

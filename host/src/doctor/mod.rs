@@ -21,7 +21,7 @@ mod runtimes;
 mod serve;
 mod settings;
 mod sqlite;
-pub mod trust;
+mod trust;
 mod version;
 
 use std::path::PathBuf;
