@@ -242,3 +242,10 @@ pub const BACKGROUND_DIR_NAME: &str = "background";
 /// BACKGROUND_LOG_HEAD_BYTES + BACKGROUND_LOG_TAIL_BYTES); older ones are removed
 /// when a new run starts, the rest at server exit.
 pub const BACKGROUND_FINISHED_LOGS_KEPT: usize = 8;
+
+/// `CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY`: the tip about large payloads of other MCP
+/// servers is shown on the 1st, (N+1)th, (2N+1)th… such call of a session; upstream's
+/// default and range, an invalid value meaning the default.
+pub const EXTERNAL_MCP_NUDGE_EVERY_CALLS_DEFAULT: u64 = 10;
+pub const EXTERNAL_MCP_NUDGE_EVERY_CALLS_MIN: u64 = 1;
+pub const EXTERNAL_MCP_NUDGE_EVERY_CALLS_MAX: u64 = 100;

@@ -30,12 +30,17 @@ fn a_redirect_is_a_deny_with_the_same_reason_as_on_claude_code() {
         let codex = CODEX.run(&sandbox, case);
         let claude = CLAUDE.run(&sandbox, case);
         assert!(codex.contains(r#""permissionDecision":"deny""#), "{codex}");
+        // Claude Code alone defers MCP tools behind ToolSearch, so only its reason
+        // says how to load the tool; the rest is the same, in Codex's spelling.
+        let claude = reason(&claude);
+        let hint_start = claude
+            .find("If deferred, ")
+            .expect("Claude's ToolSearch hint");
+        let hint_end = hint_start + claude[hint_start..].find("). ").expect("hint end") + 3;
+        let claude = format!("{}{}", &claude[..hint_start], &claude[hint_end..]);
         assert_eq!(
             reason(&codex),
-            reason(&claude).replace(
-                "mcp__plugin_context-mode_context-mode__",
-                "mcp__context-mode__"
-            ),
+            claude.replace("mcp__context-mode__", "mcp__context_mode__"),
             "{case}"
         );
     }
@@ -85,4 +90,29 @@ fn without_a_live_server_redirects_pass_through_and_denials_stay() {
         assert_eq!(CODEX.run(&sandbox, case), "", "{case}");
     }
     CODEX.assert_golden("sudo-chain", &CODEX.run(&sandbox, "sudo-chain"));
+}
+
+/// Codex turns the hyphen of a server name into `_` (`mcp__context_mode__…`), from
+/// setup's entry or a user's own one in `config.toml`; the redirect names that.
+#[test]
+fn redirects_use_the_codex_spelling_of_the_registered_server() {
+    let sandbox = CODEX.project();
+    let _server = sandbox.live_server();
+    let reply = CODEX.run(&sandbox, "curl");
+    assert!(
+        reply.contains("redirected to mcp__context_mode__ctx_execute("),
+        "{reply}"
+    );
+    std::fs::create_dir_all(sandbox.home.join(".codex")).expect("mkdir");
+    std::fs::write(
+        sandbox.home.join(".codex/config.toml"),
+        "[mcp_servers.ctx-tools]\ncommand = \"/opt/cm\"\nargs = [\"serve\"]\n",
+    )
+    .expect("write config.toml");
+    let reply = CODEX.run(&sandbox, "curl");
+    assert!(
+        reply.contains("redirected to mcp__ctx_tools__ctx_execute("),
+        "{reply}"
+    );
+    assert!(!reply.contains("context-mode"), "{reply}");
 }

@@ -44,3 +44,29 @@ fn without_a_live_server_redirects_pass_through_and_denials_stay() {
     }
     GEMINI.assert_golden("sudo-chain", &GEMINI.run(&sandbox, "sudo-chain"));
 }
+
+/// Gemini CLI names MCP tools `mcp_<server>_<tool>`: the redirect speaks that, and
+/// Gemini's own `start_line`/`end_line` for a ranged read.
+#[test]
+fn redirects_use_the_gemini_spelling_and_its_read_parameters() {
+    let sandbox = GEMINI.project();
+    let _server = sandbox.live_server();
+    let reply = GEMINI.run(&sandbox, "read-large");
+    assert!(
+        reply.contains("redirected to mcp_context-mode_ctx_execute_file("),
+        "{reply}"
+    );
+    assert!(reply.contains("start_line and end_line"), "{reply}");
+    assert!(!reply.contains("offset"), "{reply}");
+    std::fs::create_dir_all(sandbox.home.join(".gemini")).expect("mkdir");
+    std::fs::write(
+        sandbox.home.join(".gemini/settings.json"),
+        r#"{"mcpServers":{"ctx":{"command":"cm","args":["serve"]}}}"#,
+    )
+    .expect("write settings.json");
+    let reply = GEMINI.run(&sandbox, "curl");
+    assert!(
+        reply.contains("redirected to mcp_ctx_ctx_execute("),
+        "{reply}"
+    );
+}

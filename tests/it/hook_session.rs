@@ -348,7 +348,10 @@ fn startup_injects_the_routing_block_and_a_prompt_matches_earlier_history() {
     script.session_start("startup");
     let startup = script.play();
     let routing = additional_context(&startup[0]).expect("routing block on startup");
-    assert!(routing.contains("mcp__plugin_context-mode_context-mode__ctx_execute"));
+    assert!(
+        routing.contains("mcp__context-mode__ctx_execute("),
+        "{routing}"
+    );
     assert!(routing.len() <= 1_536, "{} bytes", routing.len());
 
     let mut script = Script::new(&sandbox, SESSION);

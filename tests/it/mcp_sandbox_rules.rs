@@ -143,3 +143,49 @@ fn a_bash_deny_rule_applies_to_shell_code_embedded_calls_and_batch_commands() {
     assert_eq!(text.trim(), "ran-fine");
     assert!(sandbox.project.join("marker-allowed").exists());
 }
+
+/// The refusal is worded for the client: Claude Code's users know `.claude/settings.json`
+/// as their own file; Gemini CLI's are told it is where context-mode reads its rules.
+#[test]
+fn the_outside_project_refusal_is_worded_for_the_client() {
+    let sandbox = Sandbox::new();
+    let secret = sandbox.home.join("secret.txt");
+    std::fs::write(&secret, "x\n").expect("write");
+    let args = json!({"path": secret.to_string_lossy(), "language": "shell", "code": COUNT_LINES});
+    let mut claude = common::McpClient::spawn_as(sandbox.cm().arg("serve"), "claude-code");
+    let (text, is_error) = claude.call_tool("ctx_execute_file", args.clone());
+    assert_refused_naming_read_rule(&text, is_error, &secret);
+    assert!(
+        text.ends_with("to permissions.allow in .claude/settings.json"),
+        "{text}"
+    );
+    let mut gemini =
+        common::McpClient::spawn_as(sandbox.cm().arg("serve"), "gemini-cli-mcp-client");
+    let (text, is_error) = gemini.call_tool("ctx_execute_file", args);
+    assert_refused_naming_read_rule(&text, is_error, &secret);
+    assert!(
+        text.contains("context-mode reads its permission rules from Claude Code's settings files, whichever agent runs it"),
+        "{text}"
+    );
+}
+
+/// The server names its own tools as the client registered it (ADR 19), so a deny rule
+/// on the tool's real name under a user's own server entry applies inside the server too.
+#[test]
+fn a_deny_rule_on_our_tool_under_the_users_server_name_applies() {
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.home.join(".claude.json"),
+        r#"{"mcpServers":{"my-ctx":{"type":"stdio","command":"cm","args":["serve"]}}}"#,
+    )
+    .expect("write ~/.claude.json");
+    sandbox.project_permissions(json!({"deny": ["mcp__my-ctx__ctx_execute"]}));
+    let mut client = common::McpClient::spawn_as(sandbox.cm().arg("serve"), "claude-code");
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo ran"}),
+    );
+    assert!(is_error, "{text}");
+    assert!(text.starts_with("denied by security policy"), "{text}");
+    assert!(text.contains("mcp__my-ctx__ctx_execute"), "{text}");
+}

@@ -243,7 +243,7 @@ fn gemini_cli_keeps_the_users_jsonc_and_removes_to_the_same_bytes() {
         doc["context"]["fileName"],
         json!(["GEMINI.md", "context-mode.md"])
     );
-    assert!(read(&routing).contains("mcp__context-mode__ctx_"));
+    assert!(read(&routing).contains("mcp_context-mode_ctx_"));
 
     round.second_run_changes_nothing(&["--routing"]);
     round.remove_restores_everything();
@@ -402,7 +402,7 @@ fn codex_home_moves_every_codex_file() {
     round.apply(&["--routing"]);
     assert!(!sandbox.home.join(".codex").exists());
     assert_codex_registered(&config, &hooks);
-    assert!(read(&agents_md).contains("mcp__context-mode__ctx_"));
+    assert!(read(&agents_md).contains("mcp__context_mode__ctx_"));
     round.second_run_changes_nothing(&["--routing"]);
     round.remove_restores_everything();
 }
@@ -446,4 +446,100 @@ fn codex_routing_goes_in_a_marked_block_of_the_users_agents_md() {
         read(&agents_md),
         USER_AGENTS_MD.replace("# Team rules\n", "# Team rules\n\nNo force pushes.\n")
     );
+}
+
+/// Codex runs only hooks whose hash is trusted in config.toml, and Gemini CLI starts
+/// no MCP server in an untrusted folder: setup records both, and `cm doctor --agents`
+/// reports a missing trust as WARN with the fix (ADR 19).
+#[test]
+fn setup_records_codex_hook_trust_and_gemini_folder_trust() {
+    let sandbox = crate::common::Sandbox::new();
+    std::fs::create_dir_all(sandbox.home.join(".codex")).expect("mkdir");
+    std::fs::create_dir_all(sandbox.home.join(".gemini")).expect("mkdir");
+    let out = sandbox
+        .cm()
+        .args([
+            "setup",
+            "--agents",
+            "codex,gemini-cli",
+            "--yes",
+            "--project",
+            ".",
+        ])
+        .output()
+        .expect("cm setup");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = std::fs::read_to_string(sandbox.home.join(".codex/config.toml")).expect("config");
+    let hooks_path = sandbox.home.join(".codex/hooks.json");
+    assert!(
+        config.contains(&format!("{}:pre_tool_use:0:0", hooks_path.display()))
+            && config.contains("trusted_hash = \"sha256:"),
+        "{config}"
+    );
+    let folders =
+        std::fs::read_to_string(sandbox.home.join(".gemini/trustedFolders.json")).expect("folders");
+    let folders: serde_json::Value = serde_json::from_str(&folders).expect("json");
+    assert_eq!(
+        folders[sandbox.project.display().to_string()],
+        "TRUST_FOLDER"
+    );
+
+    let doctor = |agents: &str| {
+        let out = sandbox
+            .cm()
+            .env("CONTEXT_MODE_DOCTOR_BUDGET_MS", "60000")
+            .args(["doctor", "--json", "--agents", agents])
+            .output()
+            .expect("cm doctor");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("doctor json")
+    };
+    let row = |report: &serde_json::Value, name: &str| {
+        report["checks"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["name"] == name).cloned())
+            .unwrap_or_else(|| panic!("no {name} row in {report}"))
+    };
+    let report = doctor("codex,gemini-cli");
+    assert_eq!(
+        row(&report, "codex hook trust")["status"],
+        "PASS",
+        "{report}"
+    );
+    assert_eq!(
+        row(&report, "gemini-cli folder trust")["status"],
+        "PASS",
+        "{report}"
+    );
+    let names: Vec<&str> = report["checks"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .filter(|n| n.starts_with("claude-code") || n.starts_with("cursor"))
+        .collect();
+    assert!(names.is_empty(), "only the named agents: {names:?}");
+
+    // Trust taken away: WARN, with the command that records it again.
+    let untrusted: String = config
+        .lines()
+        .filter(|l| !l.starts_with("trusted_hash"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(sandbox.home.join(".codex/config.toml"), untrusted).expect("write");
+    std::fs::write(sandbox.home.join(".gemini/trustedFolders.json"), "{}").expect("write");
+    let report = doctor("codex,gemini-cli");
+    let codex = row(&report, "codex hook trust");
+    assert_eq!(codex["status"], "WARN", "{report}");
+    assert_eq!(codex["fix"], "cm setup --agents codex", "{report}");
+    assert_eq!(
+        row(&report, "gemini-cli folder trust")["status"],
+        "WARN",
+        "{report}"
+    );
+    let unknown = doctor("nope");
+    assert_eq!(row(&unknown, "agents")["status"], "FAIL", "{unknown}");
 }

@@ -50,15 +50,23 @@ pub fn not_starting_with(prefix: &str) -> String {
     format!("(?:{})", branches.join("|"))
 }
 
-/// A full-match tool-name regex: one of `builtins` exactly, or an MCP tool
-/// `mcp__<server>__<tool>` of any server but context-mode's own `ctx_*` tools.
-/// Anchored both ends, so it means the same whether tested as a search or a full match.
-pub fn tool_matcher(builtins: &[&str]) -> String {
+/// A full-match tool-name regex: one of `builtins` exactly, or an MCP tool of any
+/// server but context-mode's own `ctx_*` tools. `our_first_tool` is the host's name
+/// for our first tool (its `ctx-tool-name` for `ctx_execute` under the server name
+/// setup registers); every MCP tool name starts with `mcp_prefix` (`mcp__` on Codex,
+/// `mcp_` on Gemini CLI). Anchored both ends, so it means the same whether tested as
+/// a search or a full match.
+pub fn tool_matcher(builtins: &[&str], mcp_prefix: &str, our_first_tool: &str) -> String {
     let names: Vec<String> = builtins.iter().map(|name| escape(name)).collect();
+    let ours = our_first_tool
+        .strip_prefix(mcp_prefix)
+        .unwrap_or(our_first_tool);
+    let ours = ours.strip_suffix("execute").unwrap_or(ours);
     format!(
-        "^({})$|^mcp__{}.*$",
+        "^({})$|^{}{}.*$",
         names.join("|"),
-        not_starting_with("context-mode__ctx_")
+        escape(mcp_prefix),
+        not_starting_with(ours)
     )
 }
 
@@ -111,8 +119,16 @@ mod tests {
 
     #[test]
     fn matcher_has_no_lookaround() {
-        let matcher = tool_matcher(&["run_shell_command", "container.exec"]);
+        let matcher = tool_matcher(
+            &["run_shell_command", "container.exec"],
+            "mcp__",
+            "mcp__context_mode__ctx_execute",
+        );
         assert!(!matcher.contains("(?!") && !matcher.contains("(?="));
         assert!(matcher.starts_with(r"^(run_shell_command|container\.exec)$|^mcp__(?:[^c]|"));
+        assert!(matcher.ends_with(r"context_mode__ctx[^_]).*$"));
+        let gemini = tool_matcher(&["read_file"], "mcp_", "mcp_context-mode_ctx_execute");
+        assert!(gemini.starts_with(r"^(read_file)$|^mcp_(?:[^c]|"));
+        assert!(gemini.contains(r"context[^\-]"));
     }
 }

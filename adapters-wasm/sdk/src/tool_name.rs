@@ -118,8 +118,8 @@ pub fn is_ctx_tool_name(name: &str) -> bool {
 
 /// Classifies a host tool name.
 ///
-/// MCP spellings understood: `mcp__<server>__<tool>` (Claude Code, Gemini CLI,
-/// Qwen, Kimi), `MCP:<tool>` (Cursor), `mcp:<server>:<tool>` (Zed),
+/// MCP spellings understood: `mcp__<server>__<tool>` (Claude Code, Codex, Qwen,
+/// Kimi), `mcp_<server>_<tool>` (Gemini CLI), `MCP:<tool>` (Cursor), `mcp:<server>:<tool>` (Zed),
 /// `<server>_<tool>` / `<server>/<tool>` / `@<server>/<tool>` for the
 /// `context-mode` server (OpenCode, Copilot, Antigravity CLI, Kiro), and a
 /// bare `ctx_*` name of ours.
@@ -130,6 +130,15 @@ pub fn parse_tool_name(name: &str) -> ParsedToolName {
             Some((server, tool)) => ParsedToolName::mcp(Some(server), tool),
             None => ParsedToolName::mcp(Some(rest), ""),
         };
+    }
+    // Gemini CLI: `mcp_<server>_<tool>`, the server being everything up to the first
+    // `_` (its own `parseMcpToolName` splits the same way).
+    if let Some(rest) = name.strip_prefix("mcp_")
+        && let Some((server, tool)) = rest.split_once('_')
+        && !server.is_empty()
+        && !tool.is_empty()
+    {
+        return ParsedToolName::mcp(Some(server), tool);
     }
     if let Some(tool) = name.strip_prefix("MCP:") {
         return ParsedToolName::mcp(None, tool.trim());
@@ -266,6 +275,16 @@ mod tests {
         for name in ["TodoWrite", "ExitPlanMode", "", "Bashful", "readme"] {
             assert_eq!(kind(name), ToolKind::Other, "{name}");
         }
+    }
+
+    #[test]
+    fn gemini_spelling_splits_at_the_first_underscore() {
+        let parsed = parse_tool_name("mcp_github_list_issues");
+        assert_eq!(parsed.kind, ToolKind::Mcp);
+        assert_eq!(parsed.mcp_server.as_deref(), Some("github"));
+        assert_eq!(parsed.mcp_tool.as_deref(), Some("list_issues"));
+        assert_eq!(kind("mcp_context-mode_ctx_execute"), ToolKind::Ctx);
+        assert_eq!(kind("mcp_context-mode_status"), ToolKind::Mcp);
     }
 
     #[test]

@@ -11,13 +11,15 @@ pub struct DoctorArgs {
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Only these agents' rows (comma-separated ids, as `cm setup --agents` takes them).
+    #[arg(long, value_delimiter = ',')]
+    agents: Option<Vec<String>>,
 }
 
 pub fn run(args: DoctorArgs) -> ExitCode {
-    let report = doctor::run(
-        &DoctorOptions::current(crate::mcp::tools::names()),
-        Vec::new(),
-    );
+    let mut options = DoctorOptions::current(crate::mcp::tools::names());
+    options.agents = args.agents;
+    let report = doctor::run(&options, Vec::new());
     if args.json {
         println!("{}", report.to_json());
     } else {

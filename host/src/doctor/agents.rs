@@ -9,7 +9,8 @@ use crate::setup::{AgentRegistration, EditState};
 
 /// Rows for every detected agent (and for any agent with entries of ours although its
 /// marker is gone), or one row saying none was found.
-pub fn checks(root: Option<&Path>) -> Vec<Check> {
+/// `only`: the agents `--agents` names; an id no adapter has is a failed row.
+pub fn checks(root: Option<&Path>, only: Option<&[String]>) -> Vec<Check> {
     let Some(root) = root else {
         return vec![Check::warn(
             "agents",
@@ -25,13 +26,54 @@ pub fn checks(root: Option<&Path>) -> Vec<Check> {
         Err(err) => return vec![Check::warn("agents", err.to_string(), None)],
     };
     match crate::setup::inspect(root, &home, &cm) {
-        Ok(agents) => rows(&agents),
+        Ok(agents) => match only {
+            None => {
+                let mut all = rows(&agents);
+                for agent in agents.iter().filter(|a| registered(a)) {
+                    all.extend(super::trust::checks(&agent.id, &home));
+                }
+                all
+            }
+            Some(only) => named_rows(agents, only, &home),
+        },
         Err(err) => vec![Check::fail(
             "agents",
             format!("cannot load the adapters: {err}"),
             Some("cm plugin verify".to_owned()),
         )],
     }
+}
+
+/// True when some edit of `agent` is in place: only then can trust be missing.
+fn registered(agent: &AgentRegistration) -> bool {
+    agent
+        .edits
+        .iter()
+        .any(|e| !matches!(e.state, EditState::Missing))
+}
+
+/// The rows of the named agents, shown whether or not they are detected, each with
+/// its trust rows; an unknown id fails with the known ones.
+fn named_rows(agents: Vec<AgentRegistration>, only: &[String], home: &Path) -> Vec<Check> {
+    let known: Vec<String> = agents.iter().map(|a| a.id.clone()).collect();
+    let mut rows: Vec<Check> = only
+        .iter()
+        .filter(|id| !known.contains(id))
+        .map(|id| {
+            Check::fail(
+                "agents",
+                format!("unknown agent {id} (known: {})", known.join(", ")),
+                Some("cm doctor --agents <id,…>".to_owned()),
+            )
+        })
+        .collect();
+    for mut agent in agents.into_iter().filter(|a| only.contains(&a.id)) {
+        agent.detected = true;
+        let id = agent.id.clone();
+        rows.extend(self::rows(std::slice::from_ref(&agent)));
+        rows.extend(super::trust::checks(&id, home));
+    }
+    rows
 }
 
 fn rows(agents: &[AgentRegistration]) -> Vec<Check> {

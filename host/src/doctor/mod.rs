@@ -21,6 +21,7 @@ mod runtimes;
 mod serve;
 mod settings;
 mod sqlite;
+mod trust;
 mod version;
 
 use std::path::PathBuf;
@@ -106,6 +107,8 @@ pub struct DoctorOptions {
     pub expected_tools: Vec<&'static str>,
     /// Slow checks that have not answered by then are reported as unfinished.
     pub budget: Duration,
+    /// `--agents`: only these agents' rows (ids as `cm setup --agents` takes them).
+    pub agents: Option<Vec<String>>,
 }
 
 impl DoctorOptions {
@@ -116,6 +119,7 @@ impl DoctorOptions {
             serve_exe: std::env::current_exe().ok(),
             expected_tools,
             budget: budget_from_env(),
+            agents: None,
         }
     }
 }
@@ -205,9 +209,10 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     }
     {
         let root = root_ok.clone();
+        let only = opts.agents.clone();
         slow.push((
             "agents".to_string(),
-            Box::new(move || agents::checks(root.as_deref())),
+            Box::new(move || agents::checks(root.as_deref(), only.as_deref())),
         ));
     }
     let (sender, receiver) = mpsc::channel::<(usize, Vec<Check>)>();

@@ -3,6 +3,7 @@
 //! line per failure to `<root>/hook-errors.log`, and never prints stray bytes.
 
 mod error_log;
+mod external_mcp;
 mod failure;
 mod pipeline;
 pub mod reply;

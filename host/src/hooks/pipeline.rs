@@ -87,6 +87,19 @@ pub(super) fn run(
     // into; the caller answers with the allow reply and logs this line.
     // The event's project by the one rule `cm serve` uses too, so both name one store.
     let project_dir = crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))?;
+    name_tools_as_registered(&mut loaded, root, &project_dir, &log);
+    let mut event = event;
+    if let Some(tool) = event.tool.as_mut()
+        && tool.kind == ToolKind::Mcp
+        && loaded
+            .descriptor
+            .ctx_tools
+            .iter()
+            .any(|(_, name)| name == tool.name)
+    {
+        // One of ours under a server name the adapter's own spelling check misses.
+        tool.kind = ToolKind::Ctx;
+    }
     let mut store = continuity::HookStore::new(root, &project_dir);
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
@@ -137,6 +150,27 @@ pub(super) fn run(
     let rendered = loaded.adapter.render(reply)?;
     continuity::record_timing(&mut store, platform, event_name, started.elapsed());
     Ok(output_of(rendered))
+}
+
+/// Names our tools after the server name the host registered us under (ADR 19), when
+/// it is not the one the descriptor was named for.
+fn name_tools_as_registered(
+    loaded: &mut Loaded,
+    root: &Path,
+    project_dir: &Path,
+    log: &dyn Fn(&str),
+) {
+    let renamed = crate::service::server_name::renamed_tools(
+        &mut loaded.adapter,
+        &loaded.descriptor,
+        root,
+        project_dir,
+    );
+    match renamed {
+        Ok(Some(names)) => loaded.descriptor.ctx_tools = names,
+        Ok(None) => {}
+        Err(err) => log(&err.to_string()),
+    }
 }
 
 fn load_adapter(
@@ -243,6 +277,7 @@ fn pre_tool_use(
             outcome.decision
         }
     };
+    let decision = with_external_mcp_tip(decision, loaded, root, (event, &tool), &context, log);
     let nudge = decision.nudge.clone();
     let expressible = reply::Expressible {
         capabilities: loaded.binding.capabilities,
@@ -292,6 +327,40 @@ fn policy_context(
     context.server_live = crate::readiness::server_live(root);
     context.nudges_shown = session_state::load(root, &event.session_id).nudges_shown;
     (context, unreadable.into_iter().next())
+}
+
+/// A call of another MCP server's tool that nothing else has an opinion on gets the
+/// periodic tip about large payloads, where this event can carry context and the ctx
+/// tools it names are reachable.
+fn with_external_mcp_tip(
+    decision: Decision,
+    loaded: &Loaded,
+    root: &Path,
+    (event, tool): (&NormalizedEvent, &ToolCall),
+    context: &PolicyContext,
+    log: &dyn Fn(&str),
+) -> Decision {
+    let applies = tool.kind == ToolKind::Mcp
+        && matches!(decision.action, Action::NoOpinion)
+        && context.server_live
+        && loaded
+            .binding
+            .capabilities
+            .contains(Capabilities::INJECT_CONTEXT);
+    if !applies {
+        return decision;
+    }
+    match super::external_mcp::on_call(root, &event.session_id, &loaded.descriptor.ctx_tools) {
+        Ok(Some(tip)) => Decision {
+            action: Action::AddContext(tip),
+            nudge: None,
+        },
+        Ok(None) => decision,
+        Err(err) => {
+            log(&format!("cannot count the external MCP call: {err}"));
+            decision
+        }
+    }
 }
 
 /// A Read or an edit of the unreadable settings file itself: refusing it would leave

@@ -15,6 +15,13 @@ pub struct SessionState {
     /// Context a pre-tool-use could not carry (see `hooks::reply`), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_context: Vec<String>,
+    /// Calls of other MCP servers' tools seen by PreToolUse (the external-MCP tip's count).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub external_mcp_calls: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn state_path(root: &Path, session_id: &str) -> PathBuf {
@@ -51,6 +58,14 @@ pub fn record_nudge(root: &Path, session_id: &str, nudge: &str) -> std::io::Resu
     }
     state.nudges_shown.push(nudge.to_string());
     save(root, session_id, &state)
+}
+
+/// Counts one call of another MCP server's tool; returns the session's count so far.
+pub fn count_external_mcp_call(root: &Path, session_id: &str) -> std::io::Result<u64> {
+    let mut state = load(root, session_id);
+    state.external_mcp_calls = state.external_mcp_calls.saturating_add(1);
+    save(root, session_id, &state)?;
+    Ok(state.external_mcp_calls)
 }
 
 /// Holds context for the session's next event that can carry it. The same text is held

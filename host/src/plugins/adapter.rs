@@ -112,6 +112,32 @@ impl Adapter {
         Ok(descriptor)
     }
 
+    /// The names the host shows for our tools when the server is registered under
+    /// `server`; `None` from a contract 0.2.0 adapter, which has one fixed prefix.
+    pub fn ctx_tool_names(&mut self, server: &str) -> Result<Option<CtxToolNames>, PluginError> {
+        let Bindings::V0_3(plugin) = &self.bindings else {
+            return Ok(None);
+        };
+        let adapter = plugin.context_mode_plugin_adapter();
+        let store = &mut self.store;
+        let names = CtxToolNames::from_fn(|tool| {
+            arm_deadline(&mut *store);
+            adapter.call_ctx_tool_name(&mut *store, server, tool)
+        })
+        .map_err(|e| PluginError::from_call(&self.label, e))?;
+        let bad = names.iter().any(|(_, name)| {
+            name.trim().is_empty()
+                || name.len() > CTX_TOOL_NAME_MAX_BYTES
+                || name.chars().any(char::is_control)
+        });
+        if bad {
+            return Err(self.garbage(&format!(
+                "a ctx tool name that is empty, over {CTX_TOOL_NAME_MAX_BYTES} B or has control characters"
+            )));
+        }
+        Ok(Some(names))
+    }
+
     pub fn parse(
         &mut self,
         input: ParseInput,

@@ -19,6 +19,7 @@ pub fn doctor(service: &Service, _params: DoctorParams, expected_tools: &[&'stat
         serve_exe: std::env::current_exe().ok(),
         expected_tools: expected_tools.to_vec(),
         budget: doctor::budget_from_env(),
+        agents: None,
     };
     Reply::ok(doctor::render_markdown(&doctor::run(&options, Vec::new())))
 }

@@ -12,6 +12,7 @@ mod policy_context;
 mod report;
 mod resume;
 mod rule_input;
+pub mod server_name;
 mod shape;
 mod upgrade;
 

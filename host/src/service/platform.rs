@@ -42,14 +42,40 @@ impl Service {
             env_platform.as_deref(),
         );
         if let Some(descriptor) = found {
+            let ctx_tools = self
+                .registered_names(descriptor)
+                .unwrap_or_else(|| descriptor.ctx_tools.clone());
             self.set_platform(Platform {
                 id: descriptor.id.clone(),
-                ctx_tools: descriptor.ctx_tools.clone(),
+                ctx_tools,
             });
             tracing::info!("agent host {} (MCP client {client_name:?})", descriptor.id);
         } else {
             tracing::info!("no adapter claims MCP client {client_name:?}");
         }
+    }
+
+    /// Our tools' names under the server name this host registered us by (ADR 19), when
+    /// it is not the default the descriptor was named for.
+    fn registered_names(&self, descriptor: &Descriptor) -> Option<crate::model::CtxToolNames> {
+        let engine = self.engine.as_ref().ok()?;
+        let registry = Registry::load(&self.root).unwrap_or_default();
+        let mut adapter = match registry.adapter(&descriptor.id) {
+            Some(installed) => registry
+                .load_component(engine, installed)
+                .and_then(|c| Adapter::instantiate(engine, &c, &installed.id)),
+            None => {
+                let builtin = crate::plugins::builtin(PluginKind::Adapter, &descriptor.id)?;
+                engine
+                    .load(builtin.bytes, builtin.sha256)
+                    .and_then(|c| Adapter::instantiate(engine, &c, builtin.id))
+            }
+        }
+        .ok()?;
+        let project = self.project().ok()?;
+        super::server_name::renamed_tools(&mut adapter, descriptor, &self.root, &project)
+            .ok()
+            .flatten()
     }
 
     /// Descriptors of the adapters, installed ones first and overriding built-ins of the

@@ -86,6 +86,10 @@ pub fn plan(
         for edit in edits {
             add_edit(&mut plan.files, &manifest, &id, &edit)?;
         }
+        // Merged like the adapter's edits, so they are shown, backed up and removed too.
+        for edit in super::trust::edits(&id, &plan.files, home, project) {
+            add_edit(&mut plan.files, &manifest, &id, &edit)?;
+        }
         plan.agents.push(AgentPlan {
             id,
             display_name: agent.descriptor.display_name.clone(),

@@ -15,6 +15,7 @@ pub mod remove;
 pub mod signature;
 pub mod text_merge;
 pub mod toml_merge;
+pub mod trust;
 
 use std::path::Path;
 

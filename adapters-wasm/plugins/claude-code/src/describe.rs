@@ -4,11 +4,23 @@ use crate::ADAPTER_ID;
 use context_mode_sdk::adapter::{Capabilities, Descriptor};
 use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
 
-/// How Claude Code names context-mode's tools when installed as its plugin
-/// `context-mode` (`mcp__plugin_<plugin>_<server>__<tool>`); the standalone
-/// `mcp__context-mode__ctx_*` spelling is recognised too when parsing.
+/// Claude Code names an MCP tool `mcp__${normalize(server)}__${tool}`, where
+/// `normalize` turns every character outside `[a-zA-Z0-9_-]` into `_` (2.1.332's
+/// bundle: `Qbo=(e,o)=>\`mcp__${Hn(e)}__${o}\``, `Hn` the replace). A marketplace
+/// plugin's server is registered as `plugin:<plugin>:<server>`, so the host passes
+/// that as the server name and it becomes `mcp__plugin_<plugin>_<server>__<tool>`.
 pub fn ctx_tool_name(server: &str, tool: &str) -> String {
-    format!("mcp__plugin_context-mode_{server}__{tool}")
+    let server: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("mcp__{server}__{tool}")
 }
 
 pub const ENV_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
@@ -104,7 +116,15 @@ mod tests {
         );
         assert_eq!(
             ctx_tool_name("context-mode", "ctx_execute"),
+            "mcp__context-mode__ctx_execute"
+        );
+        assert_eq!(
+            ctx_tool_name("plugin:context-mode:context-mode", "ctx_execute"),
             "mcp__plugin_context-mode_context-mode__ctx_execute"
+        );
+        assert_eq!(
+            ctx_tool_name("my ctx.v2", "ctx_search"),
+            "mcp__my_ctx_v2__ctx_search"
         );
     }
 

@@ -4,9 +4,36 @@ use crate::ADAPTER_ID;
 use context_mode_sdk::adapter::{Capabilities, Descriptor};
 use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
 
-/// Codex names an MCP server's tools `mcp__<server>__<tool>`, to its model and in hooks.
+/// Codex names an MCP server's tools `mcp__<server>__` + `<tool>`, each part passed
+/// through `sanitize_responses_api_tool_name`, which turns every character but ASCII
+/// letters, digits and `_` into `_` (`codex-rs/codex-mcp/src/mcp/mod.rs`,
+/// `qualified_mcp_tool_name_prefix`; `mcp_tool_names.rs`, `qualify_tools`): the
+/// server `context-mode` gives `mcp__context_mode__ctx_execute`, to the model and in
+/// hooks. (Names over 64 bytes or colliding get a hash suffix; ours are far shorter.)
 pub fn ctx_tool_name(server: &str, tool: &str) -> String {
-    format!("mcp__{server}__{tool}")
+    format!(
+        "{}{}",
+        sanitize(&format!("mcp__{server}__")),
+        sanitize(tool)
+    )
+}
+
+fn sanitize(name: &str) -> String {
+    let sanitized: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if sanitized.is_empty() {
+        "_".to_owned()
+    } else {
+        sanitized
+    }
 }
 
 /// Set by Codex in the environment of the commands it runs (the session's thread id).
@@ -91,7 +118,11 @@ mod tests {
         assert!(d.env_markers.iter().any(|m| m == "CODEX_THREAD_ID"));
         assert_eq!(
             ctx_tool_name("context-mode", "ctx_execute"),
-            "mcp__context-mode__ctx_execute"
+            "mcp__context_mode__ctx_execute"
+        );
+        assert_eq!(
+            ctx_tool_name("my.ctx", "ctx_search"),
+            "mcp__my_ctx__ctx_search"
         );
     }
 

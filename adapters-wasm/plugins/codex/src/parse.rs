@@ -122,7 +122,7 @@ mod tests {
         for (name, kind) in [
             ("apply_patch", ToolKind::Edit),
             ("grep_files", ToolKind::Grep),
-            ("mcp__context-mode__ctx_execute", ToolKind::Ctx),
+            ("mcp__context_mode__ctx_execute", ToolKind::Ctx),
             ("mcp__github__get_issue", ToolKind::Mcp),
         ] {
             let stdin = common(&format!(r#""tool_name":"{name}","tool_input":{{}}"#));

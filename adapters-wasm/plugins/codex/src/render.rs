@@ -98,10 +98,10 @@ mod tests {
     fn redirect_deny_and_ask_are_a_deny_with_the_reason() {
         for verdict in [Verdict::Redirect, Verdict::Deny, Verdict::Ask] {
             let mut r = reply(EventKind::PreToolUse, "pretooluse", verdict);
-            r.reason = Some("redirected to mcp__context-mode__ctx_execute".into());
+            r.reason = Some("redirected to mcp__context_mode__ctx_execute".into());
             assert_eq!(
                 out(&r),
-                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"redirected to mcp__context-mode__ctx_execute"}}"#
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"redirected to mcp__context_mode__ctx_execute"}}"#
             );
         }
     }

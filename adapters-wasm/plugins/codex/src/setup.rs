@@ -51,11 +51,21 @@ const POST_TOOL_BUILTINS: &[&str] = &[
 
 fn matcher(kind: EventKind) -> Option<String> {
     match kind {
-        EventKind::PreToolUse => Some(tool_matcher(PRE_TOOL_BUILTINS)),
-        EventKind::PostToolUse => Some(tool_matcher(POST_TOOL_BUILTINS)),
+        EventKind::PreToolUse => Some(other_tools(PRE_TOOL_BUILTINS)),
+        EventKind::PostToolUse => Some(other_tools(POST_TOOL_BUILTINS)),
         _ => None,
     }
 }
+
+/// `builtins`, or a tool of another MCP server: Codex names ours
+/// `mcp__context_mode__ctx_*` (hyphen → underscore), the others `mcp__<server>__<tool>`.
+fn other_tools(builtins: &[&str]) -> String {
+    let ours = crate::describe::ctx_tool_name(MCP_SERVER, "ctx_execute");
+    tool_matcher(builtins, "mcp__", &ours)
+}
+
+/// The name setup registers the MCP server under.
+const MCP_SERVER: &str = "context-mode";
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
     let cm = cm_command(&input.cm_command);
@@ -245,12 +255,13 @@ mod tests {
             "container.exec",
             "grep_files",
             "mcp__github__list_issues",
+            "mcp__context_mode__status",
         ] {
             assert!(matches(pre, tool), "{tool}");
         }
         for tool in [
-            "mcp__context-mode__ctx_execute",
-            "mcp__context-mode__ctx_batch_execute",
+            "mcp__context_mode__ctx_execute",
+            "mcp__context_mode__ctx_batch_execute",
             "apply_patch",
             "containerXexec",
         ] {
@@ -258,12 +269,12 @@ mod tests {
         }
         let post = doc["hooks"]["PostToolUse"][0]["matcher"].as_str().unwrap();
         assert!(matches(post, "apply_patch"));
-        assert!(!matches(post, "mcp__context-mode__ctx_search"));
+        assert!(!matches(post, "mcp__context_mode__ctx_search"));
     }
 
     #[test]
     fn routing_text_names_codex_tool_spelling() {
         let plan = plan(&input("cm", None));
-        assert!(plan.edits[3].content.contains("mcp__context-mode__ctx_*"));
+        assert!(plan.edits[3].content.contains("mcp__context_mode__ctx_*"));
     }
 }

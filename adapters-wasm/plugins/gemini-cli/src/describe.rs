@@ -4,10 +4,42 @@ use crate::ADAPTER_ID;
 use context_mode_sdk::adapter::{Capabilities, Descriptor};
 use context_mode_sdk::{EventKind, HostEvent, event_bindings, strings};
 
-/// Gemini CLI names an MCP server's tools `mcp__<server>__<tool>`.
+/// Gemini CLI names an MCP server's tools `generateValidName(server + "_" + tool)`
+/// (`packages/core/src/tools/mcp-tool.ts`, the same in the 0.61.0 bundle): `mcp_`
+/// in front unless the name starts with it, every character outside
+/// `[a-zA-Z0-9_\-.:]` turned into `_`, a `_` in front of a name not starting with a
+/// letter or `_`, and a name over 63 characters cut to its first 30 + `...` + last 30.
 pub fn ctx_tool_name(server: &str, tool: &str) -> String {
-    format!("mcp__{server}__{tool}")
+    let joined = format!("{server}_{tool}");
+    let prefixed = if joined.starts_with("mcp_") {
+        joined
+    } else {
+        format!("mcp_{joined}")
+    };
+    let mut name: String = prefixed
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_-.:".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        name.insert(0, '_');
+    }
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() > GEMINI_TOOL_NAME_MAX_CHARS {
+        let head: String = chars[..30].iter().collect();
+        let tail: String = chars[chars.len() - 30..].iter().collect();
+        name = format!("{head}...{tail}");
+    }
+    name
 }
+
+/// Gemini's function-name limit is 64; it keeps names to 63 "to be safe".
+const GEMINI_TOOL_NAME_MAX_CHARS: usize = 63;
 
 /// Set by Gemini CLI in every hook's environment; `CLAUDE_PROJECT_DIR` is its
 /// compatibility alias of the same value.
@@ -84,7 +116,19 @@ mod tests {
         assert_eq!(d.file_markers, ["~/.gemini"]);
         assert_eq!(
             ctx_tool_name("context-mode", "ctx_execute"),
-            "mcp__context-mode__ctx_execute"
+            "mcp_context-mode_ctx_execute"
+        );
+        assert_eq!(
+            ctx_tool_name("my ctx", "ctx_search"),
+            "mcp_my_ctx_ctx_search"
+        );
+        assert_eq!(ctx_tool_name("mcp_x", "ctx_search"), "mcp_x_ctx_search");
+        let long = ctx_tool_name(&"s".repeat(60), "ctx_fetch_and_index");
+        assert_eq!(long.chars().count(), 63);
+        assert!(
+            long.starts_with("mcp_sss")
+                && long.contains("...")
+                && long.ends_with("_ctx_fetch_and_index")
         );
         assert_eq!(
             d.env_vars,

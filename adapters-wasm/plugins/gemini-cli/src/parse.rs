@@ -176,8 +176,8 @@ mod tests {
             ("grep_search", ToolKind::Grep),
             ("search_file_content", ToolKind::Grep),
             ("activate_skill", ToolKind::Other),
-            ("mcp__context-mode__ctx_execute", ToolKind::Ctx),
-            ("mcp__github__list_issues", ToolKind::Mcp),
+            ("mcp_context-mode_ctx_execute", ToolKind::Ctx),
+            ("mcp_github_list_issues", ToolKind::Mcp),
         ] {
             let stdin = common(&format!(r#""tool_name":"{name}","tool_input":{{}}"#));
             let tool = parse(&input("beforetool", &stdin)).unwrap().tool.unwrap();

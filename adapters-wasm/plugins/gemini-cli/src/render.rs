@@ -127,10 +127,10 @@ mod tests {
     fn redirect_and_deny_are_a_deny_decision_with_the_reason() {
         for verdict in [Verdict::Redirect, Verdict::Deny] {
             let mut r = reply(EventKind::PreToolUse, "beforetool", verdict);
-            r.reason = Some("redirected to mcp__context-mode__ctx_execute".into());
+            r.reason = Some("redirected to mcp_context-mode_ctx_execute".into());
             assert_eq!(
                 out(&r),
-                r#"{"decision":"deny","reason":"redirected to mcp__context-mode__ctx_execute"}"#
+                r#"{"decision":"deny","reason":"redirected to mcp_context-mode_ctx_execute"}"#
             );
         }
     }

@@ -49,12 +49,21 @@ const AFTER_TOOL_BUILTINS: &[&str] = &[
 
 fn matcher(kind: EventKind) -> Option<String> {
     match kind {
-        EventKind::PreToolUse => Some(tool_matcher(BEFORE_TOOL_BUILTINS)),
-        EventKind::PostToolUse => Some(tool_matcher(AFTER_TOOL_BUILTINS)),
+        EventKind::PreToolUse => Some(other_tools(BEFORE_TOOL_BUILTINS)),
+        EventKind::PostToolUse => Some(other_tools(AFTER_TOOL_BUILTINS)),
         // Lifecycle events match every source and trigger without a matcher.
         _ => None,
     }
 }
+
+/// `builtins`, or a tool of another MCP server: Gemini names those `mcp_<server>_<tool>`.
+fn other_tools(builtins: &[&str]) -> String {
+    let ours = crate::describe::ctx_tool_name(MCP_SERVER, "ctx_execute");
+    tool_matcher(builtins, "mcp_", &ours)
+}
+
+/// The name setup registers the MCP server under.
+const MCP_SERVER: &str = "context-mode";
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
     let cm = cm_command(&input.cm_command);
@@ -247,15 +256,15 @@ mod tests {
             "grep_search",
             "search_file_content",
             "web_fetch",
-            "mcp__github__list_issues",
-            "mcp__context-mode__status",
-            "mcp__context__ctx_x",
+            "mcp_github_list_issues",
+            "mcp_context-mode_status",
+            "mcp_context_ctx_x",
         ] {
             assert!(matches(before, tool), "{tool}");
         }
         for tool in [
-            "mcp__context-mode__ctx_execute",
-            "mcp__context-mode__ctx_search",
+            "mcp_context-mode_ctx_execute",
+            "mcp_context-mode_ctx_search",
             "write_file",
             "activate_skill",
             "run_shell_command_x",
@@ -263,10 +272,10 @@ mod tests {
             assert!(!matches(before, tool), "{tool}");
         }
         let after = hooks["hooks"]["AfterTool"][0]["matcher"].as_str().unwrap();
-        for tool in ["write_file", "replace", "activate_skill", "mcp__x__y"] {
+        for tool in ["write_file", "replace", "activate_skill", "mcp_x_y"] {
             assert!(matches(after, tool), "{tool}");
         }
-        assert!(!matches(after, "mcp__context-mode__ctx_fetch_and_index"));
+        assert!(!matches(after, "mcp_context-mode_ctx_fetch_and_index"));
     }
 
     #[test]
@@ -274,7 +283,7 @@ mod tests {
         let plan = plan(&input("cm"));
         let file = &plan.edits[3];
         assert_eq!(file.format, ConfigFormat::Text);
-        assert!(file.content.contains("mcp__context-mode__ctx_*"));
+        assert!(file.content.contains("mcp_context-mode_ctx_*"));
         let names = doc(&plan.edits[4]);
         assert_eq!(names["context"]["fileName"][0], "GEMINI.md");
         assert_eq!(names["context"]["fileName"][1], "context-mode.md");

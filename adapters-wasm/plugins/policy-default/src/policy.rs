@@ -47,7 +47,7 @@ pub fn decide(call: &ToolCall, context: &PolicyContext) -> Decision {
         Outcome::Allow | Outcome::Unmatched => {}
     }
     if call.kind == ToolKind::Ctx {
-        return confine_to_project(call, &subjects, &evaluation, &project_dir)
+        return confine_to_project(call, &subjects, &evaluation, context)
             .unwrap_or_else(Decision::no_opinion);
     }
     let allowed = evaluation.outcome == Outcome::Allow;
@@ -71,8 +71,9 @@ fn confine_to_project(
     call: &ToolCall,
     subjects: &Subjects,
     evaluation: &Evaluation,
-    project_dir: &str,
+    context: &PolicyContext,
 ) -> Option<Decision> {
+    let project_dir = &path::normalize(&context.project_dir, "/");
     let tool = subjects::ctx_tool(call)?;
     if !matches!(tool.as_str(), "ctx_execute_file" | "ctx_index") {
         return None;
@@ -82,6 +83,7 @@ fn confine_to_project(
         return None;
     }
     Some(Decision::of(Action::Deny(reasons::deny_outside_project(
+        &reasons::Tools::of(context),
         file,
         project_dir,
     ))))
@@ -93,20 +95,20 @@ fn route(
     subjects: &Subjects,
     allowed: bool,
 ) -> Option<Decision> {
-    let prefix = reasons::sanitize(context.ctx_tool_prefix());
+    let tools = reasons::Tools::of(context);
     match call.kind {
         ToolKind::WebFetch => {
             let url = subjects.urls.first()?;
             Some(Decision::of(Action::Redirect(reasons::redirect_web_fetch(
-                &prefix, url,
+                &tools, url,
             ))))
         }
-        ToolKind::Shell => route_shell(call, context, subjects, allowed, &prefix),
-        ToolKind::Read => route_read(call, context, subjects, allowed, &prefix),
+        ToolKind::Shell => route_shell(call, context, subjects, allowed, &tools),
+        ToolKind::Read => route_read(call, context, subjects, allowed, &tools),
         ToolKind::Grep if !allowed => {
-            nudge(context, NUDGE_NOISY_OUTPUT, || reasons::grep_nudge(&prefix))
+            nudge(context, NUDGE_NOISY_OUTPUT, || reasons::grep_nudge(&tools))
         }
-        ToolKind::Agent => route_agent(call, &prefix),
+        ToolKind::Agent => route_agent(call, &tools),
         _ => None,
     }
 }
@@ -116,7 +118,7 @@ fn route_shell(
     context: &PolicyContext,
     subjects: &Subjects,
     allowed: bool,
-    prefix: &str,
+    tools: &reasons::Tools,
 ) -> Option<Decision> {
     let line = subjects::shell_line(call)?;
     let direct: Vec<_> = subjects
@@ -127,17 +129,17 @@ fn route_shell(
     let redirect = |reason: String| Some(Decision::of(Action::Redirect(reason)));
     if let Some(fetch) = direct.iter().find_map(|c| network::printing_fetch(c)) {
         return redirect(reasons::redirect_fetch_command(
-            prefix,
+            tools,
             &line,
             fetch.url.as_deref(),
         ));
     }
     if direct.iter().any(|c| network::inline_http(c)) {
-        return redirect(reasons::redirect_inline_http(prefix, &line));
+        return redirect(reasons::redirect_inline_http(tools, &line));
     }
     if direct.iter().any(|c| noisy::is_build_tool(c)) {
         return redirect(reasons::redirect_build(
-            prefix,
+            tools,
             &line,
             subjects.shell.len() == 1,
         ));
@@ -147,7 +149,7 @@ fn route_shell(
     }
     let what = direct.iter().find_map(|c| noisy::noisy_command(c))?;
     nudge(context, NUDGE_NOISY_OUTPUT, || {
-        reasons::noisy_shell_nudge(prefix, &what)
+        reasons::noisy_shell_nudge(tools, &what)
     })
 }
 
@@ -156,16 +158,16 @@ fn route_read(
     context: &PolicyContext,
     subjects: &Subjects,
     allowed: bool,
-    prefix: &str,
+    tools: &reasons::Tools,
 ) -> Option<Decision> {
     let file = subjects.read_path.as_deref()?;
     match context.file_size_bytes {
         Some(size) if !call.has_range && size > OUTPUT_CAP_BYTES => Some(Decision::of(
-            Action::Redirect(reasons::redirect_large_read(prefix, file, size)),
+            Action::Redirect(reasons::redirect_large_read(tools, file, size)),
         )),
-        Some(_) if !allowed => nudge(context, NUDGE_READ, || reasons::read_nudge(prefix)),
+        Some(_) if !allowed => nudge(context, NUDGE_READ, || reasons::read_nudge(tools)),
         None if call.has_range && !allowed => {
-            nudge(context, NUDGE_READ, || reasons::read_nudge(prefix))
+            nudge(context, NUDGE_READ, || reasons::read_nudge(tools))
         }
         _ => None,
     }
@@ -182,17 +184,17 @@ fn nudge(context: &PolicyContext, id: &str, text: impl FnOnce() -> String) -> Op
     })
 }
 
-fn route_agent(call: &ToolCall, prefix: &str) -> Option<Decision> {
+fn route_agent(call: &ToolCall, tools: &reasons::Tools) -> Option<Decision> {
     let prompt = call.prompt.clone().or_else(|| {
         subjects::input(call)
             .get("prompt")
             .and_then(serde_json::Value::as_str)
             .map(str::to_string)
     })?;
-    if prompt.contains(&reasons::subagent_block_marker(prefix)) {
+    if prompt.contains(&reasons::subagent_block_marker(tools)) {
         return None;
     }
-    let prompt = format!("{prompt}\n\n{}", reasons::subagent_routing_block(prefix));
+    let prompt = format!("{prompt}\n\n{}", reasons::subagent_routing_block(tools));
     // The routing block only improves the launch: a host that cannot rewrite
     // the prompt lets the sub-agent start without it (no reason).
     Some(Decision::of(Action::Rewrite(Rewrite {

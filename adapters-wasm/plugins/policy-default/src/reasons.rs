@@ -10,7 +10,7 @@
 //! under [`MAX_REASON_BYTES`].
 
 use crate::rules::Citation;
-use context_mode_sdk::policy::{RuleEffect, RuleScope};
+use context_mode_sdk::policy::{PolicyContext, RuleEffect, RuleScope};
 
 /// Every reason and nudge stays strictly under this many bytes.
 pub const MAX_REASON_BYTES: usize = 600;
@@ -111,50 +111,134 @@ fn quoted(text: &str) -> String {
     }
 }
 
-fn redirect_tail() -> String {
-    format!("{NETWORK_SENTENCE} {RETRY_SENTENCE}")
+/// How the agent host names our tools and its own, for the texts a model reads there.
+pub struct Tools {
+    platform: String,
+    /// (server's tool name, the name the model sees), already sanitized.
+    names: Vec<(String, String)>,
+}
+
+impl Tools {
+    pub fn of(context: &PolicyContext) -> Tools {
+        Tools {
+            platform: context.platform.clone(),
+            names: context
+                .ctx_tools
+                .iter()
+                .map(|t| (t.tool.clone(), sanitize(&t.name)))
+                .collect(),
+        }
+    }
+
+    /// Every tool named `prefix` + its own name (for tests).
+    #[cfg(test)]
+    pub fn with_prefix(platform: &str, prefix: &str) -> Tools {
+        Tools {
+            platform: platform.to_string(),
+            names: context_mode_sdk::CTX_TOOLS
+                .iter()
+                .map(|tool| (tool.to_string(), format!("{prefix}{tool}")))
+                .collect(),
+        }
+    }
+
+    /// The name the model sees for `tool`; a tool the host did not name keeps its own.
+    pub fn name(&self, tool: &str) -> String {
+        self.names
+            .iter()
+            .find(|(own, _)| own == tool)
+            .map_or_else(|| tool.to_string(), |(_, name)| name.clone())
+    }
+
+    /// Claude Code (2.1.3xx) defers MCP tools behind ToolSearch: a deferred tool's
+    /// schema is loaded by `ToolSearch` with the query `select:<name>` before the first
+    /// call (its deferred-tools notice says so), so the redirect names that query.
+    fn load_hint(&self, name: &str) -> String {
+        if self.platform == CLAUDE_CODE {
+            format!("If deferred, first call ToolSearch(query: \"select:{name}\"). ")
+        } else {
+            String::new()
+        }
+    }
+
+    /// A read of part of a file in the host's own words: Gemini CLI's `read_file`
+    /// takes `start_line`/`end_line` (packages/core/src/tools/read-file.ts).
+    fn ranged_read(&self) -> &'static str {
+        if self.platform == GEMINI_CLI {
+            "a read_file with start_line and end_line"
+        } else {
+            "a Read with offset and limit"
+        }
+    }
+
+    /// Where the user's permission rules live, said for this host: only Claude Code's
+    /// users know the file as their own.
+    fn rules_file(&self) -> &'static str {
+        if self.platform == CLAUDE_CODE {
+            ".claude/settings.json"
+        } else {
+            "the project's .claude/settings.json (context-mode reads its permission rules from Claude Code's settings files, whichever agent runs it)"
+        }
+    }
+}
+
+const CLAUDE_CODE: &str = "claude-code";
+const GEMINI_CLI: &str = "gemini-cli";
+
+fn redirect_tail(tools: &Tools, first: &str) -> String {
+    format!(
+        "{}{NETWORK_SENTENCE} {RETRY_SENTENCE}",
+        tools.load_hint(first)
+    )
 }
 
 /// WebFetch → `ctx_fetch_and_index`, then `ctx_search`.
-pub fn redirect_web_fetch(prefix: &str, url: &str) -> String {
+pub fn redirect_web_fetch(tools: &Tools, url: &str) -> String {
+    let fetch = tools.name("ctx_fetch_and_index");
+    let search = tools.name("ctx_search");
+    let exec = tools.name("ctx_execute");
     fit(&[url], |p| {
         format!(
-            "redirected to {prefix}ctx_fetch_and_index(url: {}), then {prefix}ctx_search(queries: [\"<what you need>\"]) \
-             to read the matching parts, or {prefix}ctx_execute to process the page in code. {}",
+            "redirected to {fetch}(url: {}), then {search}(queries: [\"<what you need>\"]) \
+             to read the matching parts, or {exec} to process the page in code. {}",
             quoted(&p[0]),
-            redirect_tail()
+            redirect_tail(tools, &fetch)
         )
     })
 }
 
 /// A `curl` / `wget` that prints a response → `ctx_execute` with the same command.
-pub fn redirect_fetch_command(prefix: &str, command: &str, url: Option<&str>) -> String {
+pub fn redirect_fetch_command(tools: &Tools, command: &str, url: Option<&str>) -> String {
+    let fetch = tools.name("ctx_fetch_and_index");
+    let exec = tools.name("ctx_execute");
     let url = url.unwrap_or("<url>");
     fit(&[command, url], |p| {
         format!(
-            "redirected to {prefix}ctx_execute(language: \"shell\", code: {}): only what the command prints comes back, \
-             so filter the response there; to search a page later, use {prefix}ctx_fetch_and_index(url: {}). {}",
+            "redirected to {exec}(language: \"shell\", code: {}): only what the command prints comes back, \
+             so filter the response there; to search a page later, use {fetch}(url: {}). {}",
             quoted(&p[0]),
             quoted(&p[1]),
-            redirect_tail()
+            redirect_tail(tools, &exec)
         )
     })
 }
 
 /// Inline interpreter code making HTTP requests → `ctx_execute`.
-pub fn redirect_inline_http(prefix: &str, command: &str) -> String {
+pub fn redirect_inline_http(tools: &Tools, command: &str) -> String {
+    let exec = tools.name("ctx_execute");
     fit(&[command], |p| {
         format!(
-            "redirected to {prefix}ctx_execute(language: \"shell\", code: {}): only what the script prints comes back, \
+            "redirected to {exec}(language: \"shell\", code: {}): only what the script prints comes back, \
              so print just the fields you need. {}",
             quoted(&p[0]),
-            redirect_tail()
+            redirect_tail(tools, &exec)
         )
     })
 }
 
 /// Gradle / Maven / sbt → `ctx_execute` with the command and a tail.
-pub fn redirect_build(prefix: &str, command: &str, single_command: bool) -> String {
+pub fn redirect_build(tools: &Tools, command: &str, single_command: bool) -> String {
+    let exec = tools.name("ctx_execute");
     fit(&[command], |p| {
         let code = if single_command {
             format!("{} 2>&1 | tail -30", p[0])
@@ -162,23 +246,25 @@ pub fn redirect_build(prefix: &str, command: &str, single_command: bool) -> Stri
             format!("( {} ) 2>&1 | tail -30", p[0])
         };
         format!(
-            "redirected to {prefix}ctx_execute(language: \"shell\", code: {}): the last 30 lines carry the result; \
+            "redirected to {exec}(language: \"shell\", code: {}): the last 30 lines carry the result; \
              for more, run it with intent: \"<what to find>\" and the full log is indexed and searched. {}",
             quoted(&code),
-            redirect_tail()
+            redirect_tail(tools, &exec)
         )
     })
 }
 
 /// A whole-file Read of a large file → `ctx_execute_file`.
-pub fn redirect_large_read(prefix: &str, path: &str, size_bytes: u64) -> String {
+pub fn redirect_large_read(tools: &Tools, path: &str, size_bytes: u64) -> String {
+    let exec_file = tools.name("ctx_execute_file");
     fit(&[path], |p| {
         format!(
-            "redirected to {prefix}ctx_execute_file(path: {}, language: \"python\", code: \"<code that prints what you need>\"): \
+            "redirected to {exec_file}(path: {}, language: \"python\", code: \"<code that prints what you need>\"): \
              the file ({size_bytes} bytes) stays out of the context and only what the code prints comes back; \
-             a Read with offset and limit runs as usual. {}",
+             {} runs as usual. {}",
             quoted(&p[0]),
-            redirect_tail()
+            tools.ranged_read(),
+            redirect_tail(tools, &exec_file)
         )
     })
 }
@@ -212,55 +298,71 @@ pub fn ask_rule(citation: &Citation) -> String {
 }
 
 /// A ctx tool asked for a file outside the project with no Read allow rule.
-pub fn deny_outside_project(path: &str, project_dir: &str) -> String {
+pub fn deny_outside_project(tools: &Tools, path: &str, project_dir: &str) -> String {
     fit(&[path, project_dir], |p| {
         format!(
-            "{DENIAL_OPENING}: {} is outside the project {}; to allow it add \"Read({})\" to permissions.allow in .claude/settings.json",
-            p[0], p[1], p[0]
+            "{DENIAL_OPENING}: {} is outside the project {}; to allow it add \"Read({})\" to permissions.allow in {}",
+            p[0],
+            p[1],
+            p[0],
+            tools.rules_file()
         )
     })
 }
 
 /// Once per session, on a Read that runs (a range, or a small file).
-pub fn read_nudge(prefix: &str) -> String {
+pub fn read_nudge(tools: &Tools) -> String {
+    let exec_file = tools.name("ctx_execute_file");
+    let search = tools.name("ctx_search");
     format!(
-        "Tip: {prefix}ctx_execute_file(path, language, code) runs code over a file and returns only what it prints; \
-         {prefix}ctx_search finds text in output indexed earlier."
+        "Tip: {exec_file}(path, language, code) runs code over a file and returns only what it prints; \
+         {search} finds text in output indexed earlier."
     )
 }
 
 /// Once per session, on a search tool call.
-pub fn grep_nudge(prefix: &str) -> String {
+pub fn grep_nudge(tools: &Tools) -> String {
+    let batch = tools.name("ctx_batch_execute");
+    let search = tools.name("ctx_search");
     format!(
-        "Tip: for wide searches, {prefix}ctx_batch_execute(commands, queries) runs the searches and returns only the \
-         matching parts; {prefix}ctx_search queries output indexed earlier."
+        "Tip: for wide searches, {batch}(commands, queries) runs the searches and returns only the \
+         matching parts; {search} queries output indexed earlier."
     )
 }
 
 /// Once per session, on a shell command with long output.
-pub fn noisy_shell_nudge(prefix: &str, what: &str) -> String {
+pub fn noisy_shell_nudge(tools: &Tools, what: &str) -> String {
+    let batch = tools.name("ctx_batch_execute");
+    let search = tools.name("ctx_search");
+    let exec = tools.name("ctx_execute");
     fit(&[what], |p| {
         format!(
-            "Tip: `{}` can print a lot; {prefix}ctx_execute(language: \"shell\", code) returns only what the command prints \
-             and indexes long output for {prefix}ctx_search, and {prefix}ctx_batch_execute(commands, queries) runs several at once.",
+            "Tip: `{}` can print a lot; {exec}(language: \"shell\", code) returns only what the command prints \
+             and indexes long output for {search}, and {batch}(commands, queries) runs several at once.",
             p[0]
         )
     })
 }
 
 /// Appended to a sub-agent's prompt so it routes output through the ctx tools.
-pub fn subagent_routing_block(prefix: &str) -> String {
+pub fn subagent_routing_block(tools: &Tools) -> String {
+    let exec_file = tools.name("ctx_execute_file");
+    let batch = tools.name("ctx_batch_execute");
+    let fetch = tools.name("ctx_fetch_and_index");
+    let search = tools.name("ctx_search");
+    let exec = tools.name("ctx_execute");
     format!(
-        "Context tools: run commands, builds, tests and log reads with {prefix}ctx_execute(language, code), or several \
-         at once with {prefix}ctx_batch_execute(commands, queries); only what the code prints comes back. Fetch URLs with \
-         {prefix}ctx_fetch_and_index(url), then {prefix}ctx_search(queries). Analyse large files with \
-         {prefix}ctx_execute_file(path, language, code). These tools have full network access."
+        "Context tools: run commands, builds, tests and log reads with {exec}(language, code), or several \
+         at once with {batch}(commands, queries); only what the code prints comes back. Fetch URLs with \
+         {fetch}(url), then {search}(queries). Analyse large files with \
+         {exec_file}(path, language, code). These tools have full network access."
     )
 }
 
 /// The text that shows a prompt already carries the routing block.
-pub fn subagent_block_marker(prefix: &str) -> String {
-    format!("{prefix}ctx_batch_execute(commands, queries); only what the code prints comes back")
+pub fn subagent_block_marker(tools: &Tools) -> String {
+    let batch = tools.name("ctx_batch_execute");
+    format!("{batch}(commands, queries); only what the code prints comes back")
 }
 
 #[cfg(test)]

@@ -482,3 +482,84 @@ fn path_fields_are_found_in_the_input_of_every_host() {
         serde_json::json!({ "notebook_path": "/work/proj/a/analysis.ipynb" }).to_string();
     assert!(matches!(action(&edit, &rules), Action::Ask(_)));
 }
+
+/// A host whose names are not one prefix + the tool's own name (a user's own server
+/// entry, a host that rewrites names): every tool a reason names is the host's own.
+#[test]
+fn reasons_name_each_tool_by_the_hosts_own_name() {
+    let mut context = context(&[]);
+    context.ctx_tools = context_mode_sdk::CTX_TOOLS
+        .iter()
+        .map(|tool| context_mode_sdk::policy::CtxTool {
+            tool: tool.to_string(),
+            name: format!("srv.{}", tool.replace("ctx_", "x-")),
+        })
+        .collect();
+    let mut call = ToolCall::new("WebFetch", ToolKind::WebFetch);
+    call.url = Some("https://docs.rs/serde".into());
+    let Action::Redirect(reason) = action(&call, &context) else {
+        panic!("expected a redirect")
+    };
+    assert!(
+        reason.starts_with("redirected to srv.x-fetch_and_index(url: "),
+        "{reason}"
+    );
+    assert!(reason.contains("then srv.x-search(queries: "), "{reason}");
+    assert!(reason.contains("or srv.x-execute to process"), "{reason}");
+    assert!(!reason.contains("ctx_"), "{reason}");
+}
+
+/// Claude Code defers MCP tools behind ToolSearch: the redirect says how to load the
+/// tool it names; other hosts get no such sentence.
+#[test]
+fn claude_redirects_say_how_to_load_a_deferred_tool() {
+    let Action::Redirect(reason) = action(&bash("curl -s https://api.x.dev/items"), &context(&[]))
+    else {
+        panic!()
+    };
+    assert!(
+        reason.contains(&format!(
+            "If deferred, first call ToolSearch(query: \"select:{CLAUDE}ctx_execute\")."
+        )),
+        "{reason}"
+    );
+    let mut gemini = context(&[]);
+    gemini.platform = "gemini-cli".into();
+    let Action::Redirect(reason) = action(&bash("curl -s https://api.x.dev/items"), &gemini) else {
+        panic!()
+    };
+    assert!(!reason.contains("ToolSearch"), "{reason}");
+}
+
+/// Gemini CLI's read_file reads a range with `start_line`/`end_line`.
+#[test]
+fn large_read_names_the_hosts_range_parameters() {
+    let mut call = ToolCall::new("read_file", ToolKind::Read);
+    call.path = Some("big.log".into());
+    let mut gemini = context(&[]);
+    gemini.platform = "gemini-cli".into();
+    gemini.file_size_bytes = Some(OUTPUT_CAP_BYTES + 1);
+    let Action::Redirect(reason) = action(&call, &gemini) else {
+        panic!("expected a redirect")
+    };
+    assert!(
+        reason.contains("a read_file with start_line and end_line runs as usual"),
+        "{reason}"
+    );
+    assert!(!reason.contains("offset"), "{reason}");
+    let mut claude = context(&[]);
+    claude.file_size_bytes = Some(OUTPUT_CAP_BYTES + 1);
+    let Action::Redirect(reason) = action(
+        &ToolCall {
+            name: "Read".into(),
+            ..call
+        },
+        &claude,
+    ) else {
+        panic!("expected a redirect")
+    };
+    assert!(
+        reason.contains("a Read with offset and limit runs as usual"),
+        "{reason}"
+    );
+}

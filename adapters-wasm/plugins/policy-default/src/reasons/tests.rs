@@ -46,7 +46,7 @@ fn fit_shrinks_the_longest_piece_until_the_text_fits() {
 
 #[test]
 fn subagent_block_contains_its_marker() {
-    let prefix = "mcp__plugin_context-mode_context-mode__";
-    assert!(subagent_routing_block(prefix).contains(&subagent_block_marker(prefix)));
-    assert!(subagent_routing_block(prefix).len() <= SUBAGENT_BLOCK_MAX_BYTES);
+    let tools = Tools::with_prefix("claude-code", "mcp__plugin_context-mode_context-mode__");
+    assert!(subagent_routing_block(&tools).contains(&subagent_block_marker(&tools)));
+    assert!(subagent_routing_block(&tools).len() <= SUBAGENT_BLOCK_MAX_BYTES);
 }

@@ -393,16 +393,20 @@ fn every_path_of_decide_keeps_the_wording_contract() {
 
 #[test]
 fn every_builder_keeps_the_wording_contract() {
-    for prefix in PREFIXES {
+    for (prefix, platform) in PREFIXES
+        .iter()
+        .flat_map(|p| ["claude-code", "gemini-cli", "codex"].map(|host| (p, host)))
+    {
+        let tools = Tools::with_prefix(platform, prefix);
         for text in user_texts() {
             let redirects = [
-                redirect_web_fetch(prefix, &text),
-                redirect_fetch_command(prefix, &text, Some(&text)),
-                redirect_fetch_command(prefix, &text, None),
-                redirect_inline_http(prefix, &text),
-                redirect_build(prefix, &text, true),
-                redirect_build(prefix, &text, false),
-                redirect_large_read(prefix, &text, u64::MAX),
+                redirect_web_fetch(&tools, &text),
+                redirect_fetch_command(&tools, &text, Some(&text)),
+                redirect_fetch_command(&tools, &text, None),
+                redirect_inline_http(&tools, &text),
+                redirect_build(&tools, &text, true),
+                redirect_build(&tools, &text, false),
+                redirect_large_read(&tools, &text, u64::MAX),
             ];
             for reason in &redirects {
                 assert_redirect(reason, prefix, "builder");
@@ -425,16 +429,20 @@ fn every_builder_keeps_the_wording_contract() {
                     assert!(ask.starts_with(ASK_OPENING));
                 }
             }
-            assert_denial(&deny_outside_project(&text, &text), None, "outside builder");
+            assert_denial(
+                &deny_outside_project(&tools, &text, &text),
+                None,
+                "outside builder",
+            );
             for tip in [
-                read_nudge(prefix),
-                grep_nudge(prefix),
-                noisy_shell_nudge(prefix, &text),
+                read_nudge(&tools),
+                grep_nudge(&tools),
+                noisy_shell_nudge(&tools, &text),
             ] {
                 assert_clean(&tip, MAX_REASON_BYTES, "nudge builder");
             }
             assert_clean(
-                &subagent_routing_block(prefix),
+                &subagent_routing_block(&tools),
                 SUBAGENT_BLOCK_MAX_BYTES + 1,
                 "sub-agent block",
             );
@@ -444,17 +452,24 @@ fn every_builder_keeps_the_wording_contract() {
 
 #[test]
 fn the_outside_project_reason_names_a_rule_that_grants_the_path() {
-    let reason = deny_outside_project("/etc/hosts", "/p");
+    let claude = Tools::with_prefix("claude-code", "mcp__context-mode__");
+    let reason = deny_outside_project(&claude, "/etc/hosts", "/p");
     assert_eq!(
         reason,
         "denied by security policy: /etc/hosts is outside the project /p; to allow it add \"Read(/etc/hosts)\" to permissions.allow in .claude/settings.json"
+    );
+    let gemini = Tools::with_prefix("gemini-cli", "mcp_context-mode_");
+    let reason = deny_outside_project(&gemini, "/etc/hosts", "/p");
+    assert!(
+        reason.ends_with("permissions.allow in the project's .claude/settings.json (context-mode reads its permission rules from Claude Code's settings files, whichever agent runs it)"),
+        "{reason}"
     );
 }
 
 #[test]
 fn redirects_keep_the_users_own_backslashes() {
     let reason = redirect_fetch_command(
-        "p__",
+        &Tools::with_prefix("test", "p__"),
         r"curl -s https://x.dev | sed 's/a\.b/c/'",
         Some("https://x.dev"),
     );

@@ -1,0 +1,249 @@
+//! The name the agent host registered our MCP server under, which it builds our tools'
+//! names from (docs/adr/0019-registered-server-name.md). In order:
+//!
+//! 1. `CONTEXT_MODE_SERVER_NAME`, when set (an explicit answer beats any guess);
+//! 2. a Claude Code plugin: hooks of a plugin run with `CLAUDE_PLUGIN_ROOT`; the
+//!    plugin's server is `plugin:<plugin>:<server>` (its `plugin.json` name, and the
+//!    `mcpServers` key of `plugin.json` or `.mcp.json` that runs `cm serve`);
+//! 3. the entry that runs `cm serve` in the MCP config files the adapter's setup plan
+//!    writes (`mcpServers` / `mcp_servers`, and Claude's per-project
+//!    `projects.<dir>.mcpServers`), read only when one of them changed since the last
+//!    hook: the answer is cached beside the data with each file's size and mtime;
+//! 4. [`MCP_SERVER_NAME`], the name `cm setup` registers.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::model::{ConfigFormat, EditKind, MCP_SERVER_NAME};
+
+/// Names the server explicitly, for a registration no file shows.
+pub const SERVER_NAME_ENV: &str = "CONTEXT_MODE_SERVER_NAME";
+
+/// Set by Claude Code for the hooks a plugin registers.
+const CLAUDE_PLUGIN_ROOT_ENV: &str = "CLAUDE_PLUGIN_ROOT";
+
+/// One MCP config file the host reads servers from.
+#[derive(Debug, Clone)]
+pub struct McpConfigFile {
+    pub path: PathBuf,
+    pub format: ConfigFormat,
+}
+
+/// The MCP config files of a setup plan's `mcp-server` edits, resolved.
+pub fn mcp_config_files(
+    plan: &crate::model::SetupPlan,
+    home: &Path,
+    project: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Vec<McpConfigFile> {
+    let mut files: Vec<McpConfigFile> = plan
+        .edits
+        .iter()
+        .filter(|e| e.kind == EditKind::McpServer)
+        .filter_map(|e| {
+            let path = crate::setup::agents::expand(&e.file, home, Some(project), env).ok()?;
+            Some(McpConfigFile {
+                path,
+                format: e.format,
+            })
+        })
+        .collect();
+    files.dedup_by(|a, b| a.path == b.path);
+    files
+}
+
+/// Our tools' names on `descriptor`'s host when it registered us under another name
+/// than the default the descriptor was named for; `None` when it did not (or the
+/// adapter speaks contract 0.2.0, whose names are one fixed prefix).
+pub fn renamed_tools(
+    adapter: &mut crate::plugins::Adapter,
+    descriptor: &crate::model::Descriptor,
+    root: &Path,
+    project: &Path,
+) -> Result<Option<crate::model::CtxToolNames>, crate::plugins::PluginError> {
+    let declared = |name: &str| {
+        descriptor
+            .env_vars
+            .iter()
+            .any(|d| d == name)
+            .then(|| std::env::var(name).ok())
+            .flatten()
+    };
+    let plan = adapter.setup_plan(crate::model::SetupInput {
+        cm_command: "cm".into(),
+        project_dir: Some(project.display().to_string()),
+    })?;
+    let files = match crate::paths::home_dir() {
+        Some(home) => mcp_config_files(&plan, &home, project, &declared),
+        None => Vec::new(),
+    };
+    let process_env = |name: &str| std::env::var(name).ok();
+    let server = registered(root, &descriptor.id, project, &files, &process_env);
+    if server == MCP_SERVER_NAME {
+        return Ok(None);
+    }
+    adapter.ctx_tool_names(&server)
+}
+
+/// The registered server name for `platform` in `project`.
+pub fn registered(
+    root: &Path,
+    platform: &str,
+    project: &Path,
+    files: &[McpConfigFile],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    if let Some(name) = env(SERVER_NAME_ENV).filter(|n| !n.trim().is_empty()) {
+        return name.trim().to_string();
+    }
+    if let Some(plugin_root) = env(CLAUDE_PLUGIN_ROOT_ENV).filter(|_| platform == "claude-code")
+        && let Some(name) = claude_plugin_server(Path::new(&plugin_root))
+    {
+        return name;
+    }
+    let stamps: Vec<Stamp> = files.iter().map(|f| Stamp::of(&f.path)).collect();
+    let cache = cache_path(root, platform);
+    let key = CacheKey {
+        project: project.display().to_string(),
+        stamps,
+    };
+    if let Some(name) = read_cache(&cache, &key) {
+        return name;
+    }
+    let name = files
+        .iter()
+        .find_map(|f| in_file(f, project))
+        .unwrap_or_else(|| MCP_SERVER_NAME.to_string());
+    write_cache(&cache, &key, &name);
+    name
+}
+
+/// The server a Claude Code plugin registers: `plugin:<plugin>:<server>`.
+fn claude_plugin_server(plugin_root: &Path) -> Option<String> {
+    let manifest = read_json(&plugin_root.join(".claude-plugin/plugin.json"))?;
+    let plugin = manifest.get("name")?.as_str()?.to_string();
+    let server = manifest.get("mcpServers").and_then(ours_in).or_else(|| {
+        read_json(&plugin_root.join(".mcp.json"))
+            .and_then(|v| v.get("mcpServers").and_then(ours_in))
+    })?;
+    Some(format!("plugin:{plugin}:{server}"))
+}
+
+/// The first server in `file` that runs `cm serve`: the project's own scope first.
+fn in_file(file: &McpConfigFile, project: &Path) -> Option<String> {
+    let value = match file.format {
+        ConfigFormat::Toml => {
+            let text = std::fs::read_to_string(&file.path).ok()?;
+            let table: toml::Table = text.parse().ok()?;
+            serde_json::to_value(table).ok()?
+        }
+        _ => read_json(&file.path)?,
+    };
+    let project_scope = value
+        .get("projects")
+        .and_then(|p| p.get(project.display().to_string()))
+        .and_then(|p| p.get("mcpServers"));
+    [
+        project_scope,
+        value.get("mcpServers"),
+        value.get("mcp_servers"),
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(ours_in)
+}
+
+/// The key of the entry in a server map that runs `cm serve`; our default name first.
+fn ours_in(servers: &Value) -> Option<String> {
+    let servers = servers.as_object()?;
+    let runs_serve = |entry: &Value| {
+        crate::setup::signature::invocations(entry)
+            .iter()
+            .any(|tail| tail == "serve")
+    };
+    if servers.get(MCP_SERVER_NAME).is_some_and(runs_serve) {
+        return Some(MCP_SERVER_NAME.to_string());
+    }
+    servers
+        .iter()
+        .find(|(_, entry)| runs_serve(entry))
+        .map(|(name, _)| name.clone())
+}
+
+fn read_json(path: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(path).ok()?;
+    crate::setup::json_merge::to_value(&text).ok()
+}
+
+/// What a config file looked like: its size and modification time, or absent.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Stamp {
+    path: PathBuf,
+    len: Option<u64>,
+    modified_ns: Option<u128>,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Stamp {
+        let meta = std::fs::metadata(path).ok();
+        Stamp {
+            path: path.to_path_buf(),
+            len: meta.as_ref().map(std::fs::Metadata::len),
+            modified_ns: meta
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct CacheKey {
+    project: String,
+    stamps: Vec<Stamp>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Cached {
+    key: CacheKey,
+    name: String,
+}
+
+fn cache_path(root: &Path, platform: &str) -> PathBuf {
+    let safe: String = platform
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    root.join("server-names").join(format!("{safe}.json"))
+}
+
+fn read_cache(path: &Path, key: &CacheKey) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let cached: Cached = serde_json::from_str(&text).ok()?;
+    (cached.key == *key).then_some(cached.name)
+}
+
+/// Best effort: a cache that cannot be written only costs the next hook a read.
+fn write_cache(path: &Path, key: &CacheKey, name: &str) {
+    let cached = Cached {
+        key: key.clone(),
+        name: name.to_string(),
+    };
+    let (Some(dir), Ok(text)) = (path.parent(), serde_json::to_string(&cached)) else {
+        return;
+    };
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&tmp, text))
+        .and_then(|()| std::fs::rename(&tmp, path));
+}
+
+#[cfg(test)]
+mod tests;
