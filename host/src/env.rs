@@ -31,6 +31,11 @@ pub const FLOOD_NORMAL_ALIAS: &str = "CONTEXT_MODE_FLOOD_NORMAL";
 pub const FLOOD_REDUCED_ALIAS: &str = "CONTEXT_MODE_FLOOD_REDUCED";
 /// How long `cm doctor` may take in all, in milliseconds.
 pub const DOCTOR_BUDGET_MS: &str = "CONTEXT_MODE_DOCTOR_BUDGET_MS";
+/// Names the MCP server we are registered under, for a registration no config file shows.
+pub const SERVER_NAME: &str = "CONTEXT_MODE_SERVER_NAME";
+/// Every how many calls to another MCP server's tools PreToolUse repeats the
+/// "large payloads belong in ctx_execute" tip (upstream, default 10, 1–100).
+pub const EXTERNAL_MCP_NUDGE_EVERY: &str = "CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY";
 /// Names the model the cost line prices when the agent's hooks do not say.
 pub const MODEL: &str = "CONTEXT_MODE_MODEL";
 /// A price (USD per million input tokens) that applies whatever the model.
@@ -79,6 +84,14 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: SEARCH_BLOCK_AFTER,
         origin: "upstream",
+    },
+    Variable {
+        name: EXTERNAL_MCP_NUDGE_EVERY,
+        origin: "upstream",
+    },
+    Variable {
+        name: SERVER_NAME,
+        origin: "cm",
     },
     Variable {
         name: DOCTOR_BUDGET_MS,

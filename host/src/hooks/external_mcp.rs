@@ -13,7 +13,7 @@ use crate::limits::{
 };
 use crate::model::CtxToolNames;
 
-pub const NUDGE_EVERY_ENV: &str = "CONTEXT_MODE_EXTERNAL_MCP_NUDGE_EVERY";
+pub use crate::env::EXTERNAL_MCP_NUDGE_EVERY as NUDGE_EVERY_ENV;
 
 /// The cadence from the variable's value; anything but a whole number in range is the default.
 pub fn every(value: Option<&str>) -> u64 {

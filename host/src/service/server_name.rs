@@ -17,8 +17,7 @@ use serde_json::Value;
 
 use crate::model::{ConfigFormat, EditKind, MCP_SERVER_NAME};
 
-/// Names the server explicitly, for a registration no file shows.
-pub const SERVER_NAME_ENV: &str = "CONTEXT_MODE_SERVER_NAME";
+pub use crate::env::SERVER_NAME as SERVER_NAME_ENV;
 
 /// Set by Claude Code for the hooks a plugin registers.
 const CLAUDE_PLUGIN_ROOT_ENV: &str = "CLAUDE_PLUGIN_ROOT";
