@@ -71,6 +71,17 @@ impl Agent {
         }
     }
 
+    /// `cm setup`'s arguments, as the user runs them in the project: Gemini CLI needs
+    /// `--project`, the one way setup trusts the folder (Gemini starts no MCP server in an
+    /// untrusted one; without it setup prints a note saying so).
+    pub fn setup_args(&self) -> Vec<&'static str> {
+        let mut args = vec!["setup", "--agents", self.setup_id(), "--yes"];
+        if self.host == Host::Gemini {
+            args.push("--project");
+        }
+        args
+    }
+
     /// What a user has before running `cm setup`: the agent pointed at its model
     /// endpoint (here the scripted server) with an API key, updates and telemetry off.
     pub fn configure(&self, home: &Path, project: &Path, base: &str) {

@@ -58,7 +58,7 @@ pub fn run(agent: &Agent) -> Session {
             &project,
             &base,
         )
-        .args(["setup", "--agents", agent.setup_id(), "--yes"]),
+        .args(agent.setup_args()),
     );
     assert!(
         setup.status.success(),

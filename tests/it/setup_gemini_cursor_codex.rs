@@ -543,3 +543,43 @@ fn setup_records_codex_hook_trust_and_gemini_folder_trust() {
     let unknown = doctor("nope");
     assert_eq!(row(&unknown, "agents")["status"], "FAIL", "{unknown}");
 }
+
+#[test]
+fn gemini_setup_without_project_says_the_folder_is_untrusted_and_trusts_nothing() {
+    let sandbox = crate::common::Sandbox::new();
+    std::fs::create_dir_all(sandbox.home.join(".gemini")).expect("mkdir");
+    let out = sandbox
+        .cm()
+        .args(["setup", "--agents", "gemini-cli", "--yes"])
+        .output()
+        .expect("cm setup");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "{} is not trusted: `cm setup --agents gemini-cli --project` trusts it",
+            sandbox.project.display()
+        )),
+        "{stdout}"
+    );
+    assert!(!sandbox.home.join(".gemini/trustedFolders.json").exists());
+
+    // Once trusted, the note is gone.
+    let again = sandbox
+        .cm()
+        .args(["setup", "--agents", "gemini-cli", "--yes", "--project"])
+        .output()
+        .expect("cm setup --project");
+    assert!(again.status.success());
+    let third = sandbox
+        .cm()
+        .args(["setup", "--agents", "gemini-cli", "--dry-run"])
+        .output()
+        .expect("cm setup --dry-run");
+    let third = String::from_utf8_lossy(&third.stdout);
+    assert!(!third.contains("is not trusted"), "{third}");
+}

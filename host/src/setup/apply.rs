@@ -75,7 +75,7 @@ pub fn plan(
     let manifest = Manifest::load(root)?;
     let mut plan = Plan::default();
     for agent in agents.iter_mut() {
-        let (edits, notes) =
+        let (edits, mut notes) =
             agent
                 .plan(cm_command, home, project, extras)
                 .map_err(|e| SetupError::Agent {
@@ -90,6 +90,7 @@ pub fn plan(
         for edit in super::trust::edits(&id, &plan.files, home, project) {
             add_edit(&mut plan.files, &manifest, &id, &edit)?;
         }
+        notes.extend(super::trust::untrusted_folder_note(&id, home, project));
         plan.agents.push(AgentPlan {
             id,
             display_name: agent.descriptor.display_name.clone(),

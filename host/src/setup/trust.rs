@@ -39,6 +39,24 @@ pub fn edits(
     }
 }
 
+/// Without `--project` setup trusts no folder (trust is the user's call about a
+/// checkout's own config), but a Gemini CLI user must learn why our tools are missing
+/// in the folder setup ran in: one note naming the command that trusts it.
+pub fn untrusted_folder_note(agent: &str, home: &Path, project: Option<&Path>) -> Option<String> {
+    if agent != "gemini-cli" || project.is_some() {
+        return None;
+    }
+    let here = std::env::current_dir().ok()?;
+    if gemini_trusts(home, &here) {
+        return None;
+    }
+    Some(format!(
+        "Gemini CLI starts MCP servers only in trusted folders and {} is not trusted: \
+         `cm setup --agents gemini-cli --project` trusts it (or trust it in Gemini)",
+        here.display()
+    ))
+}
+
 fn codex_edits(files: &[FilePlan]) -> Vec<ResolvedEdit> {
     let planned = files.iter().find(|f| {
         f.agents.contains("codex") && f.path.file_name().is_some_and(|n| n == "hooks.json")
