@@ -350,10 +350,7 @@ fn ctx_batch_execute_commands_in_every_shape_under_both_names() {
     for input in shapes {
         for tool in ["ctx_batch_execute", "ctx_batch"] {
             assert!(
-                matches!(
-                    action(&ctx(tool, input.clone()), &context),
-                    Action::Deny(_)
-                ),
+                matches!(action(&ctx(tool, input.clone()), &context), Action::Deny(_)),
                 "{tool} {input}"
             );
         }
