@@ -63,6 +63,15 @@ pub const PLUGIN_CALL_TIMEOUT_MS: u64 = 1_000;
 pub const PLUGIN_EPOCH_TICK_MS: u64 = 10;
 /// Linear memory one plugin instance may grow to.
 pub const PLUGIN_MEMORY_MAX_BYTES: usize = 256 * 1024 * 1024;
+/// Component instances, tables and linear memories one plugin store may create. Real
+/// toolchains nest instances: componentize-py's `--stub-wasi` build makes 17 (ADR 24).
+pub const PLUGIN_INSTANCES_MAX: usize = 64;
+pub const PLUGIN_TABLES_MAX: usize = 64;
+pub const PLUGIN_MEMORIES_MAX: usize = 16;
+/// A plugin up to this size with no compiled cache entry is compiled inside the hook that
+/// needs it (about 100 ms per 300 KB); a larger one is skipped for that call and compiled
+/// in the background, so no hook waits seconds for Cranelift (ADR 24).
+pub const PLUGIN_INLINE_COMPILE_MAX_BYTES: u64 = 512 * 1024;
 
 /// Default and maximum time of one sandboxed execution.
 pub const EXEC_TIMEOUT_MS: u64 = 600_000;

@@ -26,6 +26,7 @@ mod mcp_sandbox_rules;
 mod mcp_schemas;
 mod mcp_server;
 mod plugins_cli;
+mod plugins_compile;
 mod policy_chain;
 mod rules_every_path;
 mod search_relevance;

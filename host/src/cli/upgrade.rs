@@ -63,5 +63,25 @@ pub fn run() -> anyhow::Result<()> {
         pruned.len(),
         if pruned.len() == 1 { "y" } else { "ies" }
     );
+    // A new cm compiles for a new engine key: done here, so no hook finds a plugin
+    // uncompiled (ADR 24).
+    let registry = crate::plugins::Registry::load(&root)?;
+    let mut announce = |plugin: &crate::plugins::InstalledPlugin| {
+        eprintln!("compiling {} {} for this cm…", plugin.kind, plugin.id);
+    };
+    let compiled =
+        crate::plugins::background::compile_missing(&engine, &registry, true, &mut announce)
+            .unwrap_or_default();
+    for done in &compiled {
+        match &done.outcome {
+            Ok(took) => println!(
+                "plugin {} {}: compiled in {:.1} s",
+                done.plugin.kind,
+                done.plugin.id,
+                took.as_secs_f64()
+            ),
+            Err(err) => println!("plugin {} {}: {err}", done.plugin.kind, done.plugin.id),
+        }
+    }
     Ok(())
 }

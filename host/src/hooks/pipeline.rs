@@ -181,18 +181,26 @@ fn load_adapter(
     log: &dyn Fn(&str),
 ) -> Result<Loaded, HookFailure> {
     let mut described = None;
+    let mut installed_failure = None;
     if let Some(installed) = registry.adapter(platform) {
         let label = format!("adapter {platform} (installed)");
         // Described before use: a descriptor outside the env-vars rule is refused here too.
-        let loaded = registry.load_component(engine, installed).and_then(|c| {
+        let loaded = registry.load_compiled(engine, installed).and_then(|c| {
             let mut adapter = Adapter::instantiate(engine, &c, &label)?;
             let descriptor = adapter.describe()?;
             Ok((adapter, descriptor))
         });
         match loaded {
             Ok(found) => described = Some(found),
-            Err(err) => log(&format!("{err}; using the built-in adapter")),
+            Err(err) if builtin(PluginKind::Adapter, platform).is_some() => {
+                log(&format!("{err}; using the built-in adapter"));
+            }
+            // A host only an installed adapter knows: nothing else can answer it.
+            Err(err) => installed_failure = Some(err),
         }
+    }
+    if let Some(err) = installed_failure {
+        return Err(HookFailure::Plugin(err));
     }
     let (adapter, descriptor) = match described {
         Some(found) => found,

@@ -46,16 +46,17 @@ impl Adapter {
         };
         let mut store = engine.new_store();
         arm_deadline(&mut store);
-        let linker = engine.linker()?;
-        let bindings = match version {
-            ContractVersion::V0_2 => {
-                v0_2::AdapterPlugin::instantiate(&mut store, component, linker).map(Bindings::V0_2)
-            }
-            ContractVersion::V0_3 => {
-                v0_3::AdapterPlugin::instantiate(&mut store, component, linker).map(Bindings::V0_3)
-            }
-        }
-        .map_err(|e| PluginError::from_call(label, e))?;
+        let bindings = engine
+            .instantiate(&mut store, component)
+            .and_then(|instance| match version {
+                ContractVersion::V0_2 => {
+                    v0_2::AdapterPlugin::new(&mut store, &instance).map(Bindings::V0_2)
+                }
+                ContractVersion::V0_3 => {
+                    v0_3::AdapterPlugin::new(&mut store, &instance).map(Bindings::V0_3)
+                }
+            })
+            .map_err(|e| PluginError::from_call(label, e))?;
         Ok(Self {
             label: label.to_string(),
             store,

@@ -32,8 +32,10 @@ pub fn prune_cwasm_cache(engine: &PluginEngine, root: &Path) -> Result<Vec<PathB
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
+        // A failed-compile marker goes with the entry it stands for (background.rs).
         let Some((sha256, key)) = name
             .strip_suffix(".cwasm")
+            .or_else(|| name.strip_suffix(".cwasm.failed"))
             .and_then(|stem| stem.split_once('-'))
         else {
             continue;

@@ -89,7 +89,7 @@ impl PolicyChain {
             };
             // Only guest time is charged: compiling is the host's work (cached at install).
             let loaded = registry
-                .load_component(engine, installed)
+                .load_compiled(engine, installed)
                 .and_then(|component| {
                     let started = Instant::now();
                     let policy = Policy::instantiate_within(engine, &component, &label, ms);

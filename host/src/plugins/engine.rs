@@ -5,11 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::component::types::ComponentItem;
+use wasmtime::component::{Component, Instance, InstancePre, Linker, ResourceTable, ResourceType};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::limits::{PLUGIN_CALL_TIMEOUT_MS, PLUGIN_EPOCH_TICK_MS, PLUGIN_MEMORY_MAX_BYTES};
+use crate::limits::{
+    PLUGIN_CALL_TIMEOUT_MS, PLUGIN_EPOCH_TICK_MS, PLUGIN_INSTANCES_MAX, PLUGIN_MEMORIES_MAX,
+    PLUGIN_MEMORY_MAX_BYTES, PLUGIN_TABLES_MAX,
+};
 
 use super::PluginError;
 
@@ -129,16 +133,39 @@ impl PluginEngine {
 
     /// Compiles a component and writes its cache entry, replacing a stale one.
     pub fn precompile(&self, bytes: &[u8], sha256: &str) -> Result<(), PluginError> {
-        let serialized = self
-            .inner
+        let serialized = self.compile_to_bytes(bytes)?;
+        self.store_compiled(sha256, &serialized)
+    }
+
+    /// Compiles a component to this engine's serialized artifact (the slow step: ~100 ms
+    /// for a Rust guest, seconds for an 18 MB Python one).
+    pub fn compile_to_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>, PluginError> {
+        self.inner
             .engine
             .precompile_component(bytes)
-            .map_err(PluginError::compile)?;
+            .map_err(PluginError::compile)
+    }
+
+    /// Loads an artifact [`PluginEngine::compile_to_bytes`] just produced.
+    pub fn deserialize(&self, serialized: &[u8]) -> Result<Component, PluginError> {
+        // SAFETY: callers pass bytes this engine serialized in this process.
+        unsafe { Component::deserialize(&self.inner.engine, serialized) }
+            .map_err(PluginError::compile)
+    }
+
+    /// Writes a compiled artifact as the cache entry of the component with this hash.
+    pub fn store_compiled(&self, sha256: &str, serialized: &[u8]) -> Result<(), PluginError> {
         if let Some(path) = self.cache_path(sha256) {
-            store_in_cache(&path, &serialized)
+            store_in_cache(&path, serialized)
                 .map_err(|e| PluginError::Io(format!("cannot write {}: {e}", path.display())))?;
+            super::background::forget_failure(self, sha256);
         }
         Ok(())
+    }
+
+    /// The directory of the compiled artifacts, when there is one.
+    pub fn cache_dir(&self) -> Option<&Path> {
+        self.inner.cache_dir.as_deref()
     }
 
     /// Where the artifact of a component with this hash lives, for this engine.
@@ -167,6 +194,102 @@ impl PluginEngine {
             .map_err(|e| PluginError::Engine(e.clone()))
     }
 
+    /// Instantiates `component` in `store`. WASI is linked with the empty context; an
+    /// import cm does not provide (`wasi:http`, a vendor interface) is linked as a trap,
+    /// so a default toolchain build loads and fails only if it calls one (ADR 24).
+    pub(super) fn instantiate(
+        &self,
+        store: &mut Store<PluginState>,
+        component: &Component,
+    ) -> Result<Instance, wasmtime::Error> {
+        let pre = match self.linker() {
+            Ok(linker) => match linker.instantiate_pre(component) {
+                Ok(pre) => pre,
+                Err(_) => self.resolve(component)?.pre,
+            },
+            Err(err) => wasmtime::bail!("{err}"),
+        };
+        pre.instantiate(store)
+    }
+
+    /// The interfaces `component` imports that cm does not provide (each linked as a
+    /// trap), for `cm plugin add` to name.
+    pub fn unprovided_imports(&self, component: &Component) -> Result<Vec<String>, PluginError> {
+        let linker = self.linker()?;
+        if linker.instantiate_pre(component).is_ok() {
+            return Ok(Vec::new());
+        }
+        self.resolve(component)
+            .map(|resolved| resolved.unprovided)
+            .map_err(PluginError::engine)
+    }
+
+    /// Links every interface the base linker lacks as traps, one at a time, naming each;
+    /// whatever cannot be named that way (a partly provided interface) goes to wasmtime's
+    /// own stubbing.
+    fn resolve(&self, component: &Component) -> Result<Resolved, wasmtime::Error> {
+        let mut linker = match self.linker() {
+            Ok(linker) => linker.clone(),
+            Err(err) => wasmtime::bail!("{err}"),
+        };
+        let engine = &self.inner.engine;
+        let imports: Vec<(String, ComponentItem)> = component
+            .component_type()
+            .imports(engine)
+            .map(|(name, import)| (name.to_string(), import.ty))
+            .collect();
+        let mut unprovided = Vec::new();
+        for _ in 0..=imports.len() {
+            let err = match linker.instantiate_pre(component) {
+                Ok(pre) => return Ok(Resolved { pre, unprovided }),
+                Err(err) => err,
+            };
+            let Some(name) = unprovided_instance(&err.to_string()) else {
+                return Err(err);
+            };
+            let Some(ComponentItem::ComponentInstance(instance)) = imports
+                .iter()
+                .find(|(import, _)| *import == name)
+                .map(|(_, item)| item)
+            else {
+                return Err(err);
+            };
+            let stubbed = (|| -> Result<(), wasmtime::Error> {
+                let mut into = linker.instance(&name)?;
+                for (export, item) in instance.exports(engine) {
+                    match item.ty {
+                        ComponentItem::ComponentFunc(_) => {
+                            let qualified = format!("{name}#{export}");
+                            into.func_new(export, move |_, _, _, _| {
+                                wasmtime::bail!(
+                                    "{UNKNOWN_IMPORT_PREFIX}{qualified}` has not been defined"
+                                )
+                            })?;
+                        }
+                        ComponentItem::Resource(_) => {
+                            into.resource(export, ResourceType::host::<()>(), |_, _| Ok(()))?;
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(())
+            })();
+            unprovided.push(name);
+            if stubbed.is_err() {
+                // Defined in part (another minor version of a WASI interface, say).
+                let mut rest = match self.linker() {
+                    Ok(linker) => linker.clone(),
+                    Err(err) => wasmtime::bail!("{err}"),
+                };
+                rest.define_unknown_imports_as_traps(component)?;
+                let pre = rest.instantiate_pre(component)?;
+                return Ok(Resolved { pre, unprovided });
+            }
+        }
+        let pre = linker.instantiate_pre(component)?;
+        Ok(Resolved { pre, unprovided })
+    }
+
     /// A fresh store with an empty WASI context, the memory limit and a deadline armed
     /// per call (see [`arm_deadline`]).
     pub(super) fn new_store(&self) -> Store<PluginState> {
@@ -182,9 +305,9 @@ impl PluginEngine {
             table: ResourceTable::new(),
             limits: StoreLimitsBuilder::new()
                 .memory_size(PLUGIN_MEMORY_MAX_BYTES)
-                .instances(16)
-                .tables(64)
-                .memories(16)
+                .instances(PLUGIN_INSTANCES_MAX)
+                .tables(PLUGIN_TABLES_MAX)
+                .memories(PLUGIN_MEMORIES_MAX)
                 .build(),
         };
         let mut store = Store::new(&self.inner.engine, state);
@@ -211,6 +334,24 @@ impl PluginEngine {
             }
         });
     }
+}
+
+/// A component with its imports resolved, and the interfaces linked as traps.
+struct Resolved {
+    pre: InstancePre<PluginState>,
+    unprovided: Vec<String>,
+}
+
+/// How wasmtime (and our stubs) begin the error of a call to an import linked as a trap.
+pub(super) const UNKNOWN_IMPORT_PREFIX: &str = "unknown import: `";
+
+/// The interface named by wasmtime's "component imports instance `x`, but a matching
+/// implementation was not found in the linker".
+fn unprovided_instance(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("component imports instance `")?;
+    let (name, tail) = rest.split_once('`')?;
+    tail.contains("matching implementation was not found")
+        .then(|| name.to_string())
 }
 
 /// Arms the per-call deadline on a store before each call into the guest.

@@ -2,6 +2,7 @@
 //! policies) with wasmtime, each call sandboxed, time- and memory-bounded.
 
 pub mod adapter;
+pub mod background;
 pub mod cache_prune;
 pub mod chain;
 pub mod contract;
@@ -16,7 +17,7 @@ pub use chain::{ChainOutcome, PolicyChain};
 pub use contract::ContractVersion;
 pub use engine::PluginEngine;
 pub use policy::Policy;
-pub use registry::{InstalledPlugin, Registry};
+pub use registry::{Added, InstalledPlugin, Registry};
 
 /// Which world a plugin implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -69,6 +70,17 @@ pub enum PluginError {
     Trap { plugin: String, message: String },
     #[error("plugin {plugin} returned garbage: {message}")]
     Garbage { plugin: String, message: String },
+    #[error(
+        "plugin {plugin} called {import}, which cm does not give plugins{}",
+        unprovided_hint(import)
+    )]
+    Unprovided { plugin: String, import: String },
+    #[error("plugin {plugin} went over a sandbox limit: {limit}")]
+    Limit { plugin: String, limit: String },
+    #[error(
+        "plugin {plugin} skipped: it is not compiled for this cm yet (a background compile was started; `cm plugin compile` does it now)"
+    )]
+    NotCompiled { plugin: String },
     #[error("{0}")]
     Io(String),
 }
@@ -92,7 +104,11 @@ impl PluginError {
 
     /// True when the instance trapped (a timeout is a trap): it cannot be entered again.
     pub fn poisons_instance(&self) -> bool {
-        matches!(self, Self::Timeout { .. } | Self::Trap { .. })
+        // An import linked as a trap unwinds the guest mid-call, like a trap.
+        matches!(
+            self,
+            Self::Timeout { .. } | Self::Trap { .. } | Self::Unprovided { .. }
+        )
     }
 
     /// Classifies an error raised by a call into a guest.
@@ -107,11 +123,87 @@ impl PluginError {
                 plugin,
                 message: crate::human::first_line(&trap.to_string()).to_string(),
             },
-            // Lifting invalid values (bad UTF-8, out-of-bounds pointers, bad discriminants).
-            None => Self::Garbage {
-                plugin,
-                message: crate::human::first_line(&err.to_string()).to_string(),
-            },
+            None => {
+                let message = err.to_string();
+                let chain = format!("{err:#}");
+                if let Some(import) = unknown_import(&chain) {
+                    return Self::Unprovided { plugin, import };
+                }
+                if let Some(limit) = store_limit(&chain) {
+                    return Self::Limit { plugin, limit };
+                }
+                // Lifting invalid values (bad UTF-8, out-of-bounds pointers, bad discriminants).
+                Self::Garbage {
+                    plugin,
+                    message: crate::human::first_line(&message).to_string(),
+                }
+            }
         }
+    }
+}
+
+/// The interface of the trapping import named in `chain` (`wasi:http/types@0.2.10` of
+/// "unknown import: `wasi:http/types@0.2.10#[constructor]fields` has not been defined").
+fn unknown_import(chain: &str) -> Option<String> {
+    let start = chain.find(engine::UNKNOWN_IMPORT_PREFIX)? + engine::UNKNOWN_IMPORT_PREFIX.len();
+    let name = chain[start..].split('`').next()?;
+    Some(name.split('#').next().unwrap_or(name).to_string())
+}
+
+/// What to do about an interface cm does not provide, by the toolchain that adds it.
+fn unprovided_hint(import: &str) -> &'static str {
+    if import.starts_with("wasi:http/") {
+        "; a componentize-js (StarlingMonkey) build leaves it out with `-d http -d fetch-event`"
+    } else {
+        " (plugins get no network, files, environment or clock); build without it"
+    }
+}
+
+/// "resource limit exceeded: instance count too high at 17" as the limit it broke.
+fn store_limit(message: &str) -> Option<String> {
+    use crate::limits::{PLUGIN_INSTANCES_MAX, PLUGIN_MEMORIES_MAX, PLUGIN_TABLES_MAX};
+    let what = message
+        .split("resource limit exceeded: ")
+        .nth(1)?
+        .split(" count too high")
+        .next()?;
+    Some(match what {
+        "instance" => format!(
+            "it creates more than {PLUGIN_INSTANCES_MAX} component instances (PLUGIN_INSTANCES_MAX)"
+        ),
+        "table" => format!("it creates more than {PLUGIN_TABLES_MAX} tables (PLUGIN_TABLES_MAX)"),
+        "memory" => format!(
+            "it creates more than {PLUGIN_MEMORIES_MAX} linear memories (PLUGIN_MEMORIES_MAX)"
+        ),
+        other => format!("{other} count too high"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trapping_import_is_named_by_its_interface() {
+        let chain = "error while executing at wasm backtrace: unknown import: `wasi:http/types@0.2.10#[constructor]fields` has not been defined";
+        assert_eq!(
+            unknown_import(chain).as_deref(),
+            Some("wasi:http/types@0.2.10")
+        );
+        assert_eq!(unknown_import("wasm trap: unreachable"), None);
+        let err = PluginError::Unprovided {
+            plugin: "policy p".into(),
+            import: "wasi:http/types@0.2.10".into(),
+        };
+        assert!(err.to_string().contains("-d http -d fetch-event"), "{err}");
+    }
+
+    #[test]
+    fn a_store_limit_is_named_by_its_constant() {
+        let limit =
+            store_limit("resource limit exceeded: instance count too high at 65").expect("a limit");
+        assert!(limit.contains("PLUGIN_INSTANCES_MAX"), "{limit}");
+        assert!(limit.contains("64"), "{limit}");
+        assert_eq!(store_limit("something else"), None);
     }
 }

@@ -71,16 +71,17 @@ impl Policy {
         };
         let mut store = engine.new_store();
         arm_deadline_ms(&mut store, ms);
-        let linker = engine.linker()?;
-        let bindings = match version {
-            ContractVersion::V0_2 => {
-                v0_2::PolicyPlugin::instantiate(&mut store, component, linker).map(Bindings::V0_2)
-            }
-            ContractVersion::V0_3 => {
-                v0_3::PolicyPlugin::instantiate(&mut store, component, linker).map(Bindings::V0_3)
-            }
-        }
-        .map_err(|e| PluginError::from_call(label, e).with_deadline_ms(ms))?;
+        let bindings = engine
+            .instantiate(&mut store, component)
+            .and_then(|instance| match version {
+                ContractVersion::V0_2 => {
+                    v0_2::PolicyPlugin::new(&mut store, &instance).map(Bindings::V0_2)
+                }
+                ContractVersion::V0_3 => {
+                    v0_3::PolicyPlugin::new(&mut store, &instance).map(Bindings::V0_3)
+                }
+            })
+            .map_err(|e| PluginError::from_call(label, e).with_deadline_ms(ms))?;
         Ok(Self {
             label: label.to_string(),
             store,

@@ -36,6 +36,13 @@ pub struct InstalledPlugin {
     pub contract: Option<ContractVersion>,
 }
 
+/// What `add` installed, and the interfaces it imports that cm links as traps.
+#[derive(Debug)]
+pub struct Added {
+    pub plugin: InstalledPlugin,
+    pub unprovided: Vec<String>,
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Registry {
     format: u32,
@@ -117,15 +124,14 @@ impl Registry {
 
     /// Loads an installed plugin for running: refuses a file whose size or mtime moved
     /// since install unless its hash still matches, so a tampered file never runs.
+    /// Compiles it when the cache has no entry, however long that takes: for commands a
+    /// person runs. Hooks and the server use [`Registry::load_compiled`].
     pub fn load_component(
         &self,
         engine: &PluginEngine,
         plugin: &InstalledPlugin,
     ) -> Result<Component, PluginError> {
-        let path = self.file_path(plugin);
-        let unchanged = file_stamp(&path)
-            .is_some_and(|(size, mtime)| size == plugin.size_bytes && mtime == plugin.mtime_ns);
-        if unchanged {
+        if self.is_unchanged(plugin) {
             // The cache entry was compiled from the bytes verified at install.
             if let Some(component) = engine.load_cached(&plugin.sha256) {
                 return Ok(component);
@@ -133,6 +139,64 @@ impl Registry {
         }
         let bytes = self.verified_bytes(plugin)?;
         engine.load(&bytes, &plugin.sha256)
+    }
+
+    /// Loads an installed plugin without compiling a large one: on the path of a hook or
+    /// a tool call, a plugin with no compiled cache entry over
+    /// `PLUGIN_INLINE_COMPILE_MAX_BYTES` is skipped for this call and compiled by a
+    /// detached `cm plugin compile` instead (ADR 24). A small one compiles inline.
+    pub fn load_compiled(
+        &self,
+        engine: &PluginEngine,
+        plugin: &InstalledPlugin,
+    ) -> Result<Component, PluginError> {
+        let unchanged = self.is_unchanged(plugin);
+        if unchanged && let Some(component) = engine.load_cached(&plugin.sha256) {
+            return Ok(component);
+        }
+        if plugin.size_bytes <= crate::limits::PLUGIN_INLINE_COMPILE_MAX_BYTES {
+            return self.load_component(engine, plugin);
+        }
+        if !unchanged {
+            // A moved stamp: the hash says whether the file may run at all.
+            let _ = self.verified_bytes(plugin)?;
+            if let Some(component) = engine.load_cached(&plugin.sha256) {
+                return Ok(component);
+            }
+        }
+        let label = format!("{} {}", plugin.kind, plugin.id);
+        if let Some(failure) = super::background::failure_of(engine, &plugin.sha256) {
+            return Err(PluginError::Compile(format!("{label}: {failure}")));
+        }
+        super::background::request(engine);
+        Err(PluginError::NotCompiled { plugin: label })
+    }
+
+    fn is_unchanged(&self, plugin: &InstalledPlugin) -> bool {
+        file_stamp(&self.file_path(plugin))
+            .is_some_and(|(size, mtime)| size == plugin.size_bytes && mtime == plugin.mtime_ns)
+    }
+
+    /// The installed plugins whose compiled cache entry is missing for this engine.
+    pub fn uncompiled(&self, engine: &PluginEngine) -> Vec<&InstalledPlugin> {
+        self.plugins
+            .iter()
+            .filter(|p| {
+                engine
+                    .cache_path(&p.sha256)
+                    .is_some_and(|path| !path.is_file())
+            })
+            .collect()
+    }
+
+    /// Compiles an installed plugin (after its hash check) and writes its cache entry.
+    pub fn compile(
+        &self,
+        engine: &PluginEngine,
+        plugin: &InstalledPlugin,
+    ) -> Result<(), PluginError> {
+        let bytes = self.verified_bytes(plugin)?;
+        engine.precompile(&bytes, &plugin.sha256)
     }
 
     fn verified_bytes(&self, plugin: &InstalledPlugin) -> Result<Vec<u8>, PluginError> {
@@ -173,19 +237,24 @@ impl Registry {
             .collect()
     }
 
-    /// Validates a component file, describes it in the sandbox, copies it in by hash,
-    /// precompiles it and records it. Replaces an installed plugin of the same kind and id.
+    /// Validates a component file, compiles it once (the `.cwasm` written then is what
+    /// hooks load), describes it in the sandbox, copies it in by hash and records it.
+    /// Replaces an installed plugin of the same kind and id.
+    /// `before_compile` is told the size just before the compile starts, for progress.
     pub fn add(
         &mut self,
         engine: &PluginEngine,
         file: &Path,
-    ) -> Result<InstalledPlugin, PluginError> {
+        before_compile: &mut dyn FnMut(u64),
+    ) -> Result<Added, PluginError> {
         let bytes = super::file::read_bounded(file)?;
-        let (kind, contract) = classify(engine, &bytes)?;
+        check_magic(&bytes)?;
         let sha256 = sha256_hex(&bytes);
-        let component = Component::new(engine.engine(), &bytes).map_err(|e| {
-            PluginError::Compile(crate::human::first_line(&e.to_string()).to_string())
-        })?;
+        before_compile(bytes.len() as u64);
+        let serialized = engine.compile_to_bytes(&bytes)?;
+        let component = engine.deserialize(&serialized)?;
+        let (kind, contract) = super::contract::classify(engine, &component)?;
+        let unprovided = engine.unprovided_imports(&component)?;
         let label = file.display().to_string();
         let (id, version, env_vars) = match kind {
             PluginKind::Adapter => {
@@ -205,7 +274,7 @@ impl Registry {
         let stored_path = self.dir.join(&stored);
         std::fs::write(&stored_path, &bytes)
             .map_err(|e| PluginError::Io(format!("cannot write {}: {e}", stored_path.display())))?;
-        engine.precompile(&bytes, &sha256)?;
+        engine.store_compiled(&sha256, &serialized)?;
         let (size_bytes, mtime_ns) = file_stamp(&stored_path)
             .ok_or_else(|| PluginError::Io(format!("cannot stat {}", stored_path.display())))?;
         let previous = self
@@ -236,7 +305,10 @@ impl Registry {
             self.plugins.push(installed.clone());
         }
         self.save()?;
-        Ok(installed)
+        Ok(Added {
+            plugin: installed,
+            unprovided,
+        })
     }
 
     /// The contract version an installed plugin speaks: as recorded at `add`, else as
@@ -287,25 +359,15 @@ impl Registry {
     }
 }
 
-/// Decides which world and contract version a file implements, refusing core modules,
-/// contract versions this cm has no converter for and unrelated components with a
-/// message that says what to do.
-pub fn classify(
-    engine: &PluginEngine,
-    bytes: &[u8],
-) -> Result<(PluginKind, ContractVersion), PluginError> {
+/// Refuses what is not a wasm component, with a message that says what to do.
+fn check_magic(bytes: &[u8]) -> Result<(), PluginError> {
     match bytes.get(..8) {
-        Some([0, b'a', b's', b'm', _, _, 1, 0]) => {}
-        Some([0, b'a', b's', b'm', ..]) => {
-            return Err(PluginError::Invalid(
-                "is a core wasm module, not a component; build it for wasm32-wasip2 (or run `wasm-tools component new`)".into(),
-            ));
-        }
-        _ => return Err(PluginError::Invalid("is not a wasm file".into())),
+        Some([0, b'a', b's', b'm', _, _, 1, 0]) => Ok(()),
+        Some([0, b'a', b's', b'm', ..]) => Err(PluginError::Invalid(
+            "is a core wasm module, not a component; build it for wasm32-wasip2 (or run `wasm-tools component new`)".into(),
+        )),
+        _ => Err(PluginError::Invalid("is not a wasm file".into())),
     }
-    let component = Component::new(engine.engine(), bytes)
-        .map_err(|e| PluginError::Compile(crate::human::first_line(&e.to_string()).to_string()))?;
-    super::contract::classify(engine, &component)
 }
 
 fn validate_id(id: &str) -> Result<(), PluginError> {

@@ -228,6 +228,9 @@ impl Service {
 
     /// Server start-up chores that must not delay the handshake.
     pub fn start_up_cleanup(&self) {
+        // Installed plugins this cm has not compiled yet (a new engine key after an
+        // update): compiled now, by a detached process, before a tool call needs them.
+        crate::plugins::background::request_if_missing(&self.root);
         self.sandbox.remove_stale_background_dirs();
         crate::agent_session::remove_departed(&self.root);
         let Ok(mut store) = self.store() else { return };

@@ -62,7 +62,7 @@ impl Service {
         let registry = Registry::load(&self.root).unwrap_or_default();
         let mut adapter = match registry.adapter(&descriptor.id) {
             Some(installed) => registry
-                .load_component(engine, installed)
+                .load_compiled(engine, installed)
                 .and_then(|c| Adapter::instantiate(engine, &c, &installed.id)),
             None => {
                 let builtin = crate::plugins::builtin(PluginKind::Adapter, &descriptor.id)?;
@@ -92,7 +92,7 @@ impl Service {
             .filter(|p| p.kind == PluginKind::Adapter);
         for plugin in installed {
             let described = registry
-                .load_component(engine, plugin)
+                .load_compiled(engine, plugin)
                 .and_then(|c| Adapter::instantiate(engine, &c, &plugin.id))
                 .and_then(|mut a| a.describe());
             match described {
