@@ -180,6 +180,10 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
 
     // Read before the self-test starts: its child server writes a marker of its own.
     let readiness = serve::readiness(root_ok.as_deref());
+    // Checked before the self-test starts too: its child server opens the project store,
+    // which repairs a damaged index file the check is there to report.
+    let project = opts.project.as_deref().ok();
+    let data_root_rows = data_root::checks(&root, project);
 
     let mut slow: Vec<Slow> = Vec::new();
     if let Some(exe) = opts.serve_exe.clone() {
@@ -231,8 +235,7 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     drop(sender);
 
     let mut checks = vec![version::check(), sqlite::check()];
-    let project = opts.project.as_deref().ok();
-    checks.extend(data_root::checks(&root, project));
+    checks.extend(data_root_rows);
     checks.push(hook_log::check(root_ok.as_deref()));
     checks.extend(settings::checks(&opts.project));
     checks.push(readiness);
