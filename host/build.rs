@@ -2,11 +2,14 @@
 //! repository's sources, so a fresh clone needs no prebuilt binaries, and embeds them
 //! in `cm`. Which crates are built-ins is read from the adapters workspace: every
 //! member that declares `[package.metadata.context-mode]` (ADR 16). The test plugins
-//! (tests/plugins/) are not built here: the test harness builds them.
+//! (tests/plugins/) are not built here: the test harness builds them. The project
+//! templates of `cm plugin new` (adapters-wasm/templates/) are embedded as files, never
+//! built (template_embed.rs).
 
 use std::path::{Path, PathBuf};
 
 include!("guest_build.rs");
+include!("template_embed.rs");
 
 /// One built-in plugin, as its crate's manifest declares it.
 struct Builtin {
@@ -70,6 +73,7 @@ fn main() {
     }
     generated.push_str("];\n");
     std::fs::write(out_dir.join("builtin_plugins.rs"), generated).expect("write builtin table");
+    embed_templates(&repo, &out_dir);
 }
 
 /// The built-ins of the adapters workspace, adapters first, each kind by `order` then id.

@@ -5,3 +5,10 @@
 // Languages: toolchains, the JavaScript and Python examples, their templates.
 
 // Templates: `cm plugin new`, the Rust templates, a community adapter.
+#[path = "../it/common/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod common;
+mod community_adapter;
+mod plugin_new;
+mod rust_project;
+mod templates_rust;

@@ -1,4 +1,4 @@
-//! `cm plugin add | list | remove | verify`.
+//! `cm plugin add | list | remove | verify | compile | new`.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -29,15 +29,23 @@ pub enum PluginCommand {
         #[arg(long, hide = true)]
         background: bool,
     },
+    /// Write a new plugin project (Rust, JavaScript or Python) that builds and installs as it is.
+    New(super::plugin_new::NewArgs),
 }
 
 pub fn run(command: PluginCommand) -> anyhow::Result<()> {
+    // Writing a project needs no data root, engine or registry.
+    if let PluginCommand::New(args) = command {
+        return super::plugin_new::run(args);
+    }
     let root = super::data_root()?;
     let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)))?;
     let mut registry = Registry::load(&root)?;
     match command {
         PluginCommand::Add { file } => add(&engine, &mut registry, &file)?,
         PluginCommand::Compile { background } => compile(&engine, &registry, background)?,
+        // Handled above, before the data root is needed.
+        PluginCommand::New(_) => {}
         PluginCommand::List => {
             println!(
                 "{:<8} {:<20} {:<10} {:<9} {:<12} {:<12} env-vars",
