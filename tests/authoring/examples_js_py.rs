@@ -1,0 +1,415 @@
+//! The JavaScript and Python examples (`adapters-wasm/examples/policy-js`, `policy-py`):
+//! each built with the one line of its README from the registry toolchains, installed
+//! with `cm plugin add`, then held to the built-in policy on the golden payloads.
+//!
+//! Two views, because the chain hides an installed policy behind the built-in one (its
+//! denial is final, and where an installed policy has no opinion the built-in decision
+//! stands):
+//! - each policy alone: every golden pre-tool-use payload parsed by its platform's
+//!   built-in adapter, and the call asked of the built-in policy and of the example in
+//!   the same host engine `cm hook` uses, under three contexts (live server and no
+//!   nudges shown; every nudge shown; no server). The two decisions must be equal,
+//!   except where the example leaves a rule it does not implement to the built-in
+//!   policy (no opinion, listed in `NOT_IMPLEMENTED`);
+//! - through `cm hook`: with the example and, after it, a policy that allows everything
+//!   installed, every golden reply the built-in policy words by itself (a redirect, a
+//!   nudge, a rewrite) must come out byte for byte as its golden file says: had the
+//!   example no opinion, the allow-everything policy would answer instead.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use cm::model::{
+    Action, CtxToolNames, Decision, EventKind, ParseInput, PermissionRule, PolicyContext,
+    RuleEffect, RuleScope, ToolCall, ToolKind,
+};
+use cm::plugins::registry::sha256_hex;
+use cm::plugins::{Adapter, PluginEngine, PluginKind, Policy, builtin};
+
+use crate::common::golden::{Golden, platforms};
+use crate::common::{Sandbox, test_plugin};
+use crate::toolchains;
+
+/// One example policy and the toolchain that builds it.
+pub struct Example {
+    /// Its directory under `adapters-wasm/examples/`.
+    pub dir: &'static str,
+    /// The id its `describe` gives.
+    pub id: &'static str,
+    /// The first word of its README's build line.
+    tool: &'static str,
+    bin_dir: fn() -> Result<PathBuf, String>,
+}
+
+pub const JS: Example = Example {
+    dir: "policy-js",
+    id: "example-js",
+    tool: "jco",
+    bin_dir: toolchains::jco_bin_dir,
+};
+
+pub const PY: Example = Example {
+    dir: "policy-py",
+    id: "example-py",
+    tool: "componentize-py",
+    bin_dir: toolchains::componentize_py_bin_dir,
+};
+
+/// Golden cases (`<platform>/<case>`, `*` for every platform) where the built-in policy
+/// decides by a rule the examples leave to it. None so far: every rule the goldens
+/// exercise is implemented.
+const NOT_IMPLEMENTED: &[&str] = &[];
+
+/// The permission rule of every golden project (`Golden::project`).
+const GOLDEN_DENY_RULE: &str = "Bash(sudo *)";
+
+impl Example {
+    pub fn source_dir(&self) -> PathBuf {
+        crate::common::repo_root()
+            .join("adapters-wasm/examples")
+            .join(self.dir)
+    }
+
+    /// The build line of the README: its first line that starts with the tool's name.
+    pub fn readme_build_line(&self) -> String {
+        let readme = self.source_dir().join("README.md");
+        let text = std::fs::read_to_string(&readme)
+            .unwrap_or_else(|e| panic!("{}: {e}", readme.display()));
+        text.lines()
+            .find(|line| line.starts_with(&format!("{} ", self.tool)))
+            .unwrap_or_else(|| panic!("{}: no line starting with {}", readme.display(), self.tool))
+            .to_string()
+    }
+
+    /// The component, built once per test process with the README's line (its `-o`
+    /// pointed into a temporary directory, so the source tree stays as it is).
+    pub fn built(&self) -> &'static Path {
+        static JS_BUILT: OnceLock<PathBuf> = OnceLock::new();
+        static PY_BUILT: OnceLock<PathBuf> = OnceLock::new();
+        let slot = if self.dir == JS.dir {
+            &JS_BUILT
+        } else {
+            &PY_BUILT
+        };
+        slot.get_or_init(|| self.build())
+    }
+
+    fn build(&self) -> PathBuf {
+        let line = self.readme_build_line();
+        let mut words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        let out_at = words
+            .iter()
+            .position(|w| w == "-o")
+            .map(|i| i + 1)
+            .filter(|i| *i < words.len())
+            .unwrap_or_else(|| panic!("{}: the build line has no `-o <file>`: {line}", self.dir));
+        let out_dir = tempfile::Builder::new()
+            .prefix(&format!("authoring-{}", self.dir))
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("tempdir")
+            .keep();
+        let out = out_dir.join(format!("{}.wasm", self.dir));
+        words[out_at] = out.to_string_lossy().into_owned();
+        let bin = (self.bin_dir)().unwrap_or_else(|e| panic!("{e}"));
+        let started = Instant::now();
+        let output = Command::new(bin.join(&words[0]))
+            .args(&words[1..])
+            .current_dir(self.source_dir())
+            .env("PATH", toolchains::path_with(std::slice::from_ref(&bin)))
+            .env("npm_config_cache", toolchains::npm_cache())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .unwrap_or_else(|e| panic!("{}: cannot run {}: {e}", self.dir, words[0]));
+        assert!(
+            output.status.success(),
+            "{}: `{line}` failed:\n{}{}",
+            self.dir,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let size = std::fs::metadata(&out).map_or(0, |m| m.len());
+        eprintln!(
+            "{}: built in {} ms, {size} bytes",
+            self.dir,
+            started.elapsed().as_millis()
+        );
+        out
+    }
+}
+
+/// `cm plugin add` of a component into the sandbox; returns its stdout.
+pub fn plugin_add(sandbox: &Sandbox, wasm: &Path) -> String {
+    let started = Instant::now();
+    let output = sandbox
+        .cm()
+        .args(["plugin", "add"])
+        .arg(wasm)
+        .output()
+        .expect("cm plugin add");
+    assert!(
+        output.status.success(),
+        "cm plugin add {}: {}",
+        wasm.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!(
+        "cm plugin add {}: {} ms",
+        wasm.file_name().unwrap_or_default().to_string_lossy(),
+        started.elapsed().as_millis()
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// One golden pre-tool-use call, as the platform's built-in adapter parses it.
+struct GoldenCall {
+    name: String,
+    golden: Golden,
+    case: String,
+    call: ToolCall,
+    ctx_tools: CtxToolNames,
+}
+
+/// Every pre-tool-use call of every golden platform, with the sandbox's paths.
+fn golden_calls(engine: &PluginEngine, sandbox: &Sandbox) -> Vec<GoldenCall> {
+    let mut calls = Vec::new();
+    for golden in platforms() {
+        let adapter_plugin = builtin(PluginKind::Adapter, golden.platform)
+            .unwrap_or_else(|| panic!("no built-in adapter {}", golden.platform));
+        let component = engine
+            .load(adapter_plugin.bytes, adapter_plugin.sha256)
+            .expect("built-in adapter loads");
+        let mut adapter =
+            Adapter::instantiate(engine, &component, golden.platform).expect("adapter");
+        let descriptor = adapter.describe().expect("describe");
+        for case in golden.cases() {
+            let payload = golden.payload_value(sandbox, &case);
+            let event = payload["hook_event_name"].as_str().unwrap_or_default();
+            let Some(binding) = descriptor
+                .events
+                .iter()
+                .find(|b| b.native.eq_ignore_ascii_case(event))
+            else {
+                continue;
+            };
+            let parsed = adapter
+                .parse(ParseInput {
+                    native_event: binding.native.clone(),
+                    stdin: payload.to_string(),
+                    env: Vec::new(),
+                    parent_pid: 1,
+                })
+                .expect("parse runs")
+                .unwrap_or_else(|e| panic!("{}/{case}: {e:?}", golden.platform));
+            let (EventKind::PreToolUse, Some(mut call)) = (parsed.kind, parsed.tool) else {
+                continue;
+            };
+            // As `cm hook` does: one of ours under the registered server name is a ctx tool.
+            if call.kind == ToolKind::Mcp
+                && descriptor
+                    .ctx_tools
+                    .iter()
+                    .any(|(_, name)| name == call.name)
+            {
+                call.kind = ToolKind::Ctx;
+            }
+            calls.push(GoldenCall {
+                name: format!("{}/{case}", golden.platform),
+                golden,
+                case,
+                call,
+                ctx_tools: descriptor.ctx_tools.clone(),
+            });
+        }
+    }
+    assert!(calls.len() > 20, "golden pre-tool-use calls not found");
+    calls
+}
+
+/// The context `cm hook` gathers for a call in a golden project.
+fn context_for(
+    sandbox: &Sandbox,
+    call: &GoldenCall,
+    server_live: bool,
+    nudges: &[&str],
+) -> PolicyContext {
+    let file_size_bytes = match (call.call.kind, &call.call.path) {
+        (ToolKind::Read, Some(path)) => std::fs::metadata(sandbox.project.join(path))
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len()),
+        _ => None,
+    };
+    PolicyContext {
+        platform: call.golden.platform.to_string(),
+        ctx_tools: call.ctx_tools.clone(),
+        server_live,
+        rules: vec![PermissionRule {
+            pattern: GOLDEN_DENY_RULE.to_string(),
+            effect: RuleEffect::Deny,
+            scope: RuleScope::Project,
+        }],
+        nudges_shown: nudges.iter().map(|n| n.to_string()).collect(),
+        file_size_bytes,
+        project_dir: sandbox.project.to_string_lossy().into_owned(),
+    }
+}
+
+fn policy(engine: &PluginEngine, bytes: &[u8], label: &str) -> Policy {
+    let component = engine
+        .load(bytes, &sha256_hex(bytes))
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    Policy::instantiate(engine, &component, label).unwrap_or_else(|e| panic!("{label}: {e}"))
+}
+
+/// What the golden cases the built-in policy decides by itself look like: the ones the
+/// chain check can see (a denial is final and no opinion is the allow-everything policy's).
+struct Compared {
+    /// Cases where both policies gave one decision other than no opinion.
+    decided_alike: usize,
+    /// Golden cases whose reply the built-in policy words (not a denial, not no opinion).
+    worded_by_builtin: Vec<(Golden, String)>,
+}
+
+fn compare_alone(example: &Example, sandbox: &Sandbox) -> Compared {
+    let engine =
+        PluginEngine::new(Some(cm::paths::cwasm_cache_dir(&sandbox.root))).expect("plugin engine");
+    let default = builtin(PluginKind::Policy, "default").expect("built-in policy");
+    let mut rust = policy(&engine, default.bytes, "built-in policy");
+    let bytes = std::fs::read(example.built()).expect("read the built example");
+    let mut guest = policy(&engine, &bytes, example.dir);
+    let contexts: [(&str, bool, &[&str]); 3] = [
+        ("live server", true, &[]),
+        ("every nudge shown", true, &["read", "noisy-output"]),
+        ("no server", false, &[]),
+    ];
+    let mut compared = Compared {
+        decided_alike: 0,
+        worded_by_builtin: Vec::new(),
+    };
+    let mut divergences = Vec::new();
+    for call in golden_calls(&engine, sandbox) {
+        for (label, server_live, nudges) in contexts {
+            let context = context_for(sandbox, &call, server_live, nudges);
+            let expected = rust.decide(&call.call, &context).expect("built-in decides");
+            let actual = guest
+                .decide(&call.call, &context)
+                .unwrap_or_else(|e| panic!("{} on {}: {e}", example.dir, call.name));
+            let left_to_builtin = actual.action == Action::NoOpinion
+                && (NOT_IMPLEMENTED.contains(&call.name.as_str())
+                    || NOT_IMPLEMENTED.contains(&format!("*/{}", call.case).as_str()));
+            if actual != expected && !left_to_builtin {
+                divergences.push(format!(
+                    "{} ({label}):\n  built-in: {}\n  {}: {}",
+                    call.name,
+                    describe(&expected),
+                    example.dir,
+                    describe(&actual)
+                ));
+                continue;
+            }
+            if actual == expected && actual.action != Action::NoOpinion {
+                compared.decided_alike += 1;
+                if label == "live server" && !matches!(actual.action, Action::Deny(_)) {
+                    compared
+                        .worded_by_builtin
+                        .push((call.golden, call.case.clone()));
+                }
+            }
+        }
+    }
+    assert!(
+        divergences.is_empty(),
+        "{} decides otherwise than the built-in policy on {} golden call(s):\n{}",
+        example.dir,
+        divergences.len(),
+        divergences.join("\n")
+    );
+    compared
+}
+
+fn describe(decision: &Decision) -> String {
+    format!("{:?} (nudge {:?})", decision.action, decision.nudge)
+}
+
+/// The golden payload of a case with a session id of its own, so no case sees the
+/// nudges another one was shown.
+fn own_session(golden: &Golden, sandbox: &Sandbox, case: &str) -> serde_json::Value {
+    let mut payload = golden.payload_value(sandbox, case);
+    if let Some(fields) = payload.as_object_mut() {
+        for key in ["session_id", "conversation_id", "sessionId"] {
+            if let Some(serde_json::Value::String(id)) = fields.get_mut(key) {
+                id.push_str(&format!("-{}-{case}", golden.platform));
+            }
+        }
+    }
+    payload
+}
+
+fn golden_stdout(golden: &Golden, case: &str) -> String {
+    let path = golden.dir().join(format!("{case}.stdout"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn example_decides_as_the_builtin_policy(example: &Example) {
+    let sandbox = Golden {
+        platform: "claude-code",
+    }
+    .project();
+    let added = plugin_add(&sandbox, example.built());
+    assert!(
+        added.starts_with(&format!("added policy {} ", example.id)),
+        "{added}"
+    );
+    let compared = compare_alone(example, &sandbox);
+    eprintln!(
+        "{}: {} golden calls decided alike alone, {} replies to check through cm hook",
+        example.dir,
+        compared.decided_alike,
+        compared.worded_by_builtin.len()
+    );
+    // Deny, redirect, nudge and rewrite rules each decided some golden call.
+    assert!(
+        compared.decided_alike >= 20,
+        "only {} golden calls decided alike",
+        compared.decided_alike
+    );
+
+    let allow_everything = plugin_add(&sandbox, &test_plugin("always-allow"));
+    assert!(
+        allow_everything.starts_with("added policy always-allow "),
+        "{allow_everything}"
+    );
+    let _server = sandbox.live_server();
+    let mut wrong = Vec::new();
+    for (golden, case) in &compared.worded_by_builtin {
+        let payload = own_session(golden, &sandbox, case);
+        let reply = golden.run_payload(&sandbox, case, &payload);
+        if reply != golden_stdout(golden, case) {
+            wrong.push(format!("{}/{case}: {reply}", golden.platform));
+        }
+    }
+    assert!(
+        compared.worded_by_builtin.len() >= 8,
+        "only {} golden replies to check through cm hook",
+        compared.worded_by_builtin.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "with {} installed, {} golden replies differ:\n{}",
+        example.dir,
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_javascript_example_decides_as_the_builtin_policy_on_the_golden_payloads() {
+    example_decides_as_the_builtin_policy(&JS);
+}
+
+#[test]
+fn the_python_example_decides_as_the_builtin_policy_on_the_golden_payloads() {
+    example_decides_as_the_builtin_policy(&PY);
+}
