@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 include!("guest_build.rs");
+include!("template_embed.rs");
 
 /// One built-in plugin, as its crate's manifest declares it.
 struct Builtin {
@@ -70,6 +71,7 @@ fn main() {
     }
     generated.push_str("];\n");
     std::fs::write(out_dir.join("builtin_plugins.rs"), generated).expect("write builtin table");
+    embed_templates(&repo, &out_dir);
 }
 
 /// The built-ins of the adapters workspace, adapters first, each kind by `order` then id.

@@ -11,3 +11,7 @@ mod toolchains;
 #[path = "../it/common/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod common;
+mod community_adapter;
+mod plugin_new;
+mod rust_project;
+mod templates_rust;

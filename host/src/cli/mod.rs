@@ -3,6 +3,7 @@
 mod doctor;
 mod knowledge;
 mod plugin;
+mod plugin_new;
 mod purge;
 mod report;
 mod setup;

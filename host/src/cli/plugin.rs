@@ -20,6 +20,8 @@ pub enum PluginCommand {
     Remove { id: String },
     /// Re-hash installed plugins and report any file changed since install.
     Verify,
+    /// Write a new plugin project (Rust, JavaScript or Python) that builds and installs as it is.
+    New(super::plugin_new::NewArgs),
 }
 
 pub fn run(command: PluginCommand) -> anyhow::Result<()> {
@@ -27,6 +29,7 @@ pub fn run(command: PluginCommand) -> anyhow::Result<()> {
     let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)))?;
     let mut registry = Registry::load(&root)?;
     match command {
+        PluginCommand::New(args) => return super::plugin_new::run(args),
         PluginCommand::Add { file } => {
             let installed = registry
                 .add(&engine, &file)
