@@ -123,14 +123,14 @@ impl Example {
             .keep();
         let out = out_dir.join(format!("{}.wasm", self.dir));
         words[out_at] = out.to_string_lossy().into_owned();
+        let staged = self.staged(&out_dir.join("repo"));
         let bin = (self.bin_dir)().unwrap_or_else(|e| panic!("{e}"));
         let started = Instant::now();
         let output = Command::new(bin.join(&words[0]))
             .args(&words[1..])
-            .current_dir(self.source_dir())
+            .current_dir(&staged)
             .env("PATH", toolchains::path_with(std::slice::from_ref(&bin)))
             .env("npm_config_cache", toolchains::npm_cache())
-            .env("PYTHONDONTWRITEBYTECODE", "1")
             .output()
             .unwrap_or_else(|e| panic!("{}: cannot run {}: {e}", self.dir, words[0]));
         assert!(
@@ -147,6 +147,36 @@ impl Example {
             started.elapsed().as_millis()
         );
         out
+    }
+
+    /// A copy of the example beside a copy of the repository's `wit/`, at the same
+    /// relative places, so the README's line runs as it is written and the build writes
+    /// nothing (a Python `__pycache__`) into the source tree.
+    fn staged(&self, root: &Path) -> PathBuf {
+        copy_tree(&crate::common::repo_root().join("wit"), &root.join("wit"));
+        let dir = root.join("adapters-wasm/examples").join(self.dir);
+        copy_tree(&self.source_dir(), &dir);
+        dir
+    }
+}
+
+/// Copies a directory's files, leaving out build outputs.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    let entries = std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let skipped = ["__pycache__", "node_modules"].contains(&name.to_string_lossy().as_ref())
+            || name.to_string_lossy().ends_with(".wasm");
+        let (source, target) = (entry.path(), to.join(&name));
+        if skipped {
+            continue;
+        }
+        if source.is_dir() {
+            copy_tree(&source, &target);
+        } else {
+            std::fs::copy(&source, &target).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
+        }
     }
 }
 
