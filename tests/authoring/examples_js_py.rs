@@ -116,11 +116,7 @@ impl Example {
             .map(|i| i + 1)
             .filter(|i| *i < words.len())
             .unwrap_or_else(|| panic!("{}: the build line has no `-o <file>`: {line}", self.dir));
-        let out_dir = tempfile::Builder::new()
-            .prefix(&format!("authoring-{}", self.dir))
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .expect("tempdir")
-            .keep();
+        let out_dir = self.build_dir();
         let out = out_dir.join(format!("{}.wasm", self.dir));
         words[out_at] = out.to_string_lossy().into_owned();
         let staged = self.staged(&out_dir.join("repo"));
@@ -147,6 +143,27 @@ impl Example {
             started.elapsed().as_millis()
         );
         out
+    }
+
+    /// This process's build directory, `<target tmp>/authoring-<example>-<pid>`; the ones
+    /// of test processes that have ended are removed (a running one may use its own).
+    fn build_dir(&self) -> PathBuf {
+        let parent = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let prefix = format!("authoring-{}-", self.dir);
+        for entry in std::fs::read_dir(&parent).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .strip_prefix(&prefix)
+                .and_then(|p| p.parse::<i32>().ok());
+            // SAFETY: kill with signal 0 only checks that the process exists.
+            if pid.is_some_and(|pid| unsafe { libc::kill(pid, 0) } != 0) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let dir = parent.join(format!("{prefix}{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        dir
     }
 
     /// A copy of the example beside a copy of the repository's `wit/`, at the same
