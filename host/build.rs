@@ -2,7 +2,9 @@
 //! repository's sources, so a fresh clone needs no prebuilt binaries, and embeds them
 //! in `cm`. Which crates are built-ins is read from the adapters workspace: every
 //! member that declares `[package.metadata.context-mode]` (ADR 16). The test plugins
-//! (tests/plugins/) are not built here: the test harness builds them.
+//! (tests/plugins/) are not built here: the test harness builds them. The project
+//! templates of `cm plugin new` (adapters-wasm/templates/) are embedded as files, never
+//! built (template_embed.rs).
 
 use std::path::{Path, PathBuf};
 

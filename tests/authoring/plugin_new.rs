@@ -158,6 +158,15 @@ fn a_non_empty_directory_is_refused_and_left_as_it_is() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // `.`: the current directory, named after what it is (the sandbox's `project`).
+    let out = plugin_new(&sandbox, &["adapter", "--lang", "rust", "."]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("wrote a rust adapter plugin `project` (contract 0.3.0) in .:"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(sandbox.project.join("src/lib.rs").is_file());
 }
 
 #[test]

@@ -13,7 +13,9 @@ fn the_rust_policy_template_asks_before_a_force_push_and_leaves_the_rest_alone()
     let wasm = build(&project);
     let added = install(&sandbox, &wasm);
     assert!(
-        added.starts_with("added policy push-guard 0.1.0"),
+        added
+            .lines()
+            .any(|line| line.starts_with("added policy push-guard 0.1.0")),
         "{added}"
     );
 
@@ -52,7 +54,12 @@ fn the_rust_adapter_template_is_a_working_adapter_for_its_made_up_host() {
     let project = new_rust_project(&sandbox, "adapter", "my-host", "my-host");
     let wasm = build(&project);
     let added = install(&sandbox, &wasm);
-    assert!(added.starts_with("added adapter my-host 0.1.0"), "{added}");
+    assert!(
+        added
+            .lines()
+            .any(|line| line.starts_with("added adapter my-host 0.1.0")),
+        "{added}"
+    );
     let _server = sandbox.live_server();
 
     let payload = json!({

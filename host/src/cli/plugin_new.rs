@@ -150,7 +150,9 @@ fn checked_id(id: &str) -> anyhow::Result<String> {
 /// The id a directory's name gives: lower-cased, every other character a `-`, runs of
 /// `-` collapsed, cut to start with a letter and end with a letter or digit.
 fn id_from_dir(dir: &Path) -> anyhow::Result<String> {
-    let name = dir
+    // `.` (an empty directory made beforehand) is named by what it resolves to.
+    let resolved = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let name = resolved
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
