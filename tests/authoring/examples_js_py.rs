@@ -197,7 +197,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// `cm plugin add` of a component into the sandbox; returns its stdout.
+/// `cm plugin add` of a component into the sandbox; returns its `added …` line.
 pub fn plugin_add(sandbox: &Sandbox, wasm: &Path) -> String {
     let started = Instant::now();
     let output = sandbox
@@ -217,7 +217,18 @@ pub fn plugin_add(sandbox: &Sandbox, wasm: &Path) -> String {
         wasm.file_name().unwrap_or_default().to_string_lossy(),
         started.elapsed().as_millis()
     );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    // The result line, whatever progress `cm plugin add` prints before it.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .find(|line| line.starts_with("added "))
+        .unwrap_or_else(|| {
+            panic!(
+                "cm plugin add {}: no `added` line: {stdout}",
+                wasm.display()
+            )
+        })
+        .to_string()
 }
 
 /// One pre-tool-use call, as the platform's built-in adapter parses it, and the user's
