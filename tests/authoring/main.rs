@@ -3,6 +3,9 @@
 //! clone), installed with `cm plugin add` and run by real `cm` processes.
 
 // Languages: toolchains, the JavaScript and Python examples, their templates.
+mod examples_js_py;
+mod templates_js_py;
+mod toolchains;
 
 // Templates: `cm plugin new`, the Rust templates, a community adapter.
 #[path = "../it/common/mod.rs"]
