@@ -108,16 +108,23 @@ impl Example {
     }
 
     fn build(&self) -> PathBuf {
+        self.build_as(self.dir, |_| {})
+    }
+
+    /// Builds with the README's line as `edit` changes it (a toolchain's other flags),
+    /// into `<name>.wasm` in a build directory of its own.
+    pub fn build_as(&self, name: &str, edit: impl FnOnce(&mut Vec<String>)) -> PathBuf {
         let line = self.readme_build_line();
         let mut words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        edit(&mut words);
         let out_at = words
             .iter()
             .position(|w| w == "-o")
             .map(|i| i + 1)
             .filter(|i| *i < words.len())
             .unwrap_or_else(|| panic!("{}: the build line has no `-o <file>`: {line}", self.dir));
-        let out_dir = self.build_dir();
-        let out = out_dir.join(format!("{}.wasm", self.dir));
+        let out_dir = build_dir(name);
+        let out = out_dir.join(format!("{name}.wasm"));
         words[out_at] = out.to_string_lossy().into_owned();
         let staged = self.staged(&out_dir.join("repo"));
         let bin = (self.bin_dir)().unwrap_or_else(|e| panic!("{e}"));
@@ -144,28 +151,30 @@ impl Example {
         );
         out
     }
+}
 
-    /// This process's build directory, `<target tmp>/authoring-<example>-<pid>`; the ones
-    /// of test processes that have ended are removed (a running one may use its own).
-    fn build_dir(&self) -> PathBuf {
-        let parent = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        let prefix = format!("authoring-{}-", self.dir);
-        for entry in std::fs::read_dir(&parent).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let pid = name
-                .strip_prefix(&prefix)
-                .and_then(|p| p.parse::<i32>().ok());
-            // SAFETY: kill with signal 0 only checks that the process exists.
-            if pid.is_some_and(|pid| unsafe { libc::kill(pid, 0) } != 0) {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
+/// This process's build directory, `<target tmp>/authoring-<name>-<pid>`; the ones of
+/// test processes that have ended are removed (a running one may use its own).
+fn build_dir(name: &str) -> PathBuf {
+    let parent = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("authoring-{name}-");
+    for entry in std::fs::read_dir(&parent).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(&prefix)
+            .and_then(|p| p.parse::<i32>().ok());
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        if pid.is_some_and(|pid| unsafe { libc::kill(pid, 0) } != 0) {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
-        let dir = parent.join(format!("{prefix}{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        dir
     }
+    let dir = parent.join(format!("{prefix}{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
 
+impl Example {
     /// A copy of the example beside a copy of the repository's `wit/`, at the same
     /// relative places, so the README's line runs as it is written and the build writes
     /// nothing (a Python `__pycache__`) into the source tree.

@@ -5,6 +5,7 @@
 // Languages: toolchains, the JavaScript and Python examples, their templates.
 mod examples_js_py;
 mod templates_js_py;
+mod toolchain_defaults;
 mod toolchains;
 
 // Templates: `cm plugin new`, the Rust templates, a community adapter.

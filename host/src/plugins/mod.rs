@@ -91,7 +91,8 @@ impl PluginError {
     }
 
     fn compile(err: wasmtime::Error) -> Self {
-        Self::Compile(crate::human::first_line(&err.to_string()).to_string())
+        // The headline alone ("failed to parse WebAssembly module") says nothing of why.
+        Self::Compile(compile_message(&format!("{err:#}")))
     }
 
     /// A timeout names the deadline the call actually had (a chain's budget may give less).
@@ -150,6 +151,22 @@ fn unknown_import(chain: &str) -> Option<String> {
     Some(name.split('#').next().unwrap_or(name).to_string())
 }
 
+/// A compile error's whole cause chain on one line, bounded, with what to change when
+/// the cause is a toolchain default this `cm` cannot run.
+fn compile_message(chain: &str) -> String {
+    const COMPILE_ERROR_MAX_CHARS: usize = 400;
+    let mut message: String = crate::human::one_line(chain)
+        .chars()
+        .take(COMPILE_ERROR_MAX_CHARS)
+        .collect();
+    if chain.contains("async") {
+        message.push_str(
+            "; the component uses component-model async built-ins, which this cm does not run: rebuild without them (jco: `--backend-qjs-disable-async`)",
+        );
+    }
+    message
+}
+
 /// What to do about an interface cm does not provide, by the toolchain that adds it.
 fn unprovided_hint(import: &str) -> &'static str {
     if import.starts_with("wasi:http/") {
@@ -196,6 +213,19 @@ mod tests {
             import: "wasi:http/types@0.2.10".into(),
         };
         assert!(err.to_string().contains("-d http -d fetch-event"), "{err}");
+    }
+
+    #[test]
+    fn a_compile_error_keeps_its_cause_and_names_the_async_fix() {
+        let message = compile_message(
+            "failed to parse WebAssembly module: `context.get` requires the component model async feature (at offset 0x1)",
+        );
+        assert!(
+            message.starts_with("failed to parse WebAssembly module: `context.get`"),
+            "{message}"
+        );
+        assert!(message.contains("--backend-qjs-disable-async"), "{message}");
+        assert!(!compile_message("invalid magic").contains("async"));
     }
 
     #[test]
