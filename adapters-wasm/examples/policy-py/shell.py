@@ -4,7 +4,11 @@ the program its output is piped into; and the built-in policy's shell rules on t
 
 import re
 
+# Compiled at module level: componentize-py runs the module when it builds the component
+# and snapshots the result, so a hook does not compile a pattern in every process.
 REDIRECT = re.compile(r"^(\d|&)?(>>?|>&)(.*)$")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+PATH_SEPARATOR = re.compile(r"[/\\]")
 
 
 class Command:
@@ -22,7 +26,7 @@ class Command:
 
     def argv(self):
         words = [text for _, text in self.words]
-        while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*\+?=", words[0]):
+        while words and ASSIGNMENT.match(words[0]):
             words.pop(0)
         return words
 
@@ -32,7 +36,7 @@ class Command:
 
 
 def basename(path):
-    return re.split(r"[/\\]", path)[-1]
+    return PATH_SEPARATOR.split(path)[-1]
 
 
 def tokens(line):
