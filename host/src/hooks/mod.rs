@@ -27,18 +27,6 @@ pub struct HookOutput {
 /// Shared between the pipeline and the watchdog: the reply to give if time runs out.
 pub(crate) type Fallback = Arc<Mutex<HookOutput>>;
 
-/// Plugin instances, components and the engine of this hook call, kept until the process
-/// exits instead of dropped before the reply: tearing down an 18 MB Python component's
-/// instance and code mappings costs milliseconds the agent would wait for, and the
-/// process is about to end anyway (the kernel reclaims it all at once).
-static KEPT_UNTIL_EXIT: Mutex<Vec<Box<dyn Send>>> = Mutex::new(Vec::new());
-
-fn keep_until_exit(value: impl Send + 'static) {
-    if let Ok(mut kept) = KEPT_UNTIL_EXIT.lock() {
-        kept.push(Box::new(value));
-    }
-}
-
 /// Runs one hook call and returns the process exit code (always the host's "allow"
 /// convention on failure).
 pub fn run(platform: &str, event: &str) -> i32 {

@@ -149,7 +149,6 @@ pub(super) fn run(
     }
     let rendered = loaded.adapter.render(reply)?;
     continuity::record_timing(&mut store, platform, event_name, started.elapsed());
-    super::keep_until_exit((loaded, engine));
     Ok(output_of(rendered))
 }
 
@@ -278,9 +277,8 @@ fn pre_tool_use(
             nudge: None,
         },
         None => {
-            let mut chain = PolicyChain::load(engine, registry);
-            let outcome = chain.decide_next(&tool, &context);
-            super::keep_until_exit(chain);
+            let chain = PolicyChain::load(engine, registry);
+            let outcome = chain.decide(&tool, &context);
             for failure in &outcome.failures {
                 log(&failure.to_string());
             }
