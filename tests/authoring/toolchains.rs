@@ -11,10 +11,10 @@
 //! redone. An install that cannot reach its registry fails the test with one line.
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use crate::file_lock::FileLock;
 
 pub const JCO_VERSION: &str = "1.35.0";
 pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
@@ -133,7 +133,7 @@ fn install_once(
     let name = dir
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let _lock = Lock::take(&root.join(format!(".lock-{name}")))?;
+    let _lock = FileLock::take(&root.join(format!(".lock-{name}")), "toolchains")?;
     if dir.join(DONE_MARKER).exists() && executable.exists() {
         return Ok(());
     }
@@ -183,27 +183,4 @@ fn run_installer(mut command: Command, tool: &str, what: &str, needs: &str) -> R
     } else {
         format!("toolchains: {tool} could not install {what} ({tool}: {detail})")
     })
-}
-
-/// An exclusive `flock` held until dropped (the file stays; the lock goes with the fd).
-struct Lock(File);
-
-impl Lock {
-    fn take(path: &Path) -> Result<Lock, String> {
-        let file = File::create(path)
-            .map_err(|e| format!("toolchains: cannot create {}: {e}", path.display()))?;
-        // SAFETY: flock on a file descriptor this struct owns; no memory is shared.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(format!("toolchains: cannot lock {}", path.display()));
-        }
-        Ok(Lock(file))
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: as above.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
-    }
 }

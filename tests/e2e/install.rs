@@ -3,10 +3,10 @@
 //! filled once by `npm install --prefix` under a lock (tests run in parallel) and reused
 //! after. An install that cannot reach the registry fails the test with one line.
 
-use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+
+use crate::file_lock::FileLock;
 
 /// Written last, so a half-finished install is redone.
 const DONE_MARKER: &str = ".cm-e2e-installed";
@@ -31,7 +31,10 @@ pub fn installed(package: &str, version: &str, bin: &str) -> Result<PathBuf, Str
     let executable = dir.join("node_modules/.bin").join(bin);
     std::fs::create_dir_all(&dir)
         .map_err(|e| format!("e2e: cannot create {}: {e}", dir.display()))?;
-    let _lock = Lock::take(&root.join(format!(".lock-{}", package.replace('/', "+"))))?;
+    let _lock = FileLock::take(
+        &root.join(format!(".lock-{}", package.replace('/', "+"))),
+        "e2e",
+    )?;
     if dir.join(DONE_MARKER).exists() && executable.exists() {
         return Ok(executable);
     }
@@ -81,27 +84,4 @@ pub fn installed(package: &str, version: &str, bin: &str) -> Result<PathBuf, Str
         )
     })?;
     Ok(executable)
-}
-
-/// An exclusive `flock` held until dropped (the file stays; the lock goes with the fd).
-struct Lock(File);
-
-impl Lock {
-    fn take(path: &std::path::Path) -> Result<Lock, String> {
-        let file = File::create(path)
-            .map_err(|e| format!("e2e: cannot create {}: {e}", path.display()))?;
-        // SAFETY: flock on a file descriptor this struct owns; no memory is shared.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(format!("e2e: cannot lock {}", path.display()));
-        }
-        Ok(Lock(file))
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: as above.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
-    }
 }

@@ -5,6 +5,8 @@
 
 mod agents;
 mod checks;
+#[path = "../support/file_lock.rs"]
+mod file_lock;
 mod http;
 mod install;
 mod model;
