@@ -69,7 +69,7 @@ pub const PLUGIN_INSTANCES_MAX: usize = 64;
 pub const PLUGIN_TABLES_MAX: usize = 64;
 pub const PLUGIN_MEMORIES_MAX: usize = 16;
 /// A plugin up to this size with no compiled cache entry is compiled inside the hook that
-/// needs it (about 100 ms per 300 KB); a larger one is skipped for that call and compiled
+/// needs it (the built-ins, 170–250 KB, take about 100 ms); a larger one is skipped for that call and compiled
 /// in the background, so no hook waits seconds for Cranelift (ADR 24).
 pub const PLUGIN_INLINE_COMPILE_MAX_BYTES: u64 = 512 * 1024;
 

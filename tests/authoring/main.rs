@@ -2,6 +2,8 @@
 //! language's own toolchain (installed from its registry into a cache outside the
 //! clone), installed with `cm plugin add` and run by real `cm` processes.
 
+#[path = "../support/cache_dir.rs"]
+mod cache_dir;
 #[path = "../support/file_lock.rs"]
 mod file_lock;
 // Languages: toolchains, the JavaScript and Python examples, their templates.

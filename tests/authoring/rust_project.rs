@@ -63,19 +63,7 @@ pub fn new_rust_project(sandbox: &Sandbox, kind: &str, name: &str, id: &str) -> 
 
 /// The cargo target dir all authoring builds share.
 pub fn shared_target_dir() -> PathBuf {
-    let cache = std::env::var_os("CONTEXT_MODE_TOOLCHAIN_CACHE")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("XDG_CACHE_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
-                })
-                .join("context-mode-toolchains")
-        });
-    cache.join("rust-target")
+    crate::toolchains::cache_root().join("rust-target")
 }
 
 /// Runs the printed build line with `sh` (the author's toolchain, the author's

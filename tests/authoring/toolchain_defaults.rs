@@ -1,5 +1,5 @@
 //! Builds other than the recommended ones, as authors will make them (issue 15, ADR 24):
-//! a componentize-py `--stub-wasi` build (17 component instances) installs and decides;
+//! a componentize-py `--stub-wasi` build (17 component instances) installs and runs;
 //! a jco build without `--backend-qjs-disable-async` is refused with one line that names
 //! the flag.
 
@@ -7,7 +7,7 @@ use crate::common::Sandbox;
 use crate::examples_js_py::{JS, PY, plugin_add};
 
 #[test]
-fn a_componentize_py_stub_wasi_build_installs_and_decides() {
+fn a_componentize_py_stub_wasi_build_installs_and_runs_in_a_hook() {
     let wasm = PY.build_as("policy-py-stub-wasi", |words| {
         let at = words
             .iter()

@@ -39,16 +39,7 @@ const UNREACHABLE_SIGNS: &[&str] = &[
 ];
 
 pub fn cache_root() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CONTEXT_MODE_TOOLCHAIN_CACHE").filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
-        });
-    base.join("context-mode-toolchains")
+    crate::cache_dir::cache_dir("CONTEXT_MODE_TOOLCHAIN_CACHE", "context-mode-toolchains")
 }
 
 /// npm's download cache inside the toolchain cache (`npm_config_cache`).

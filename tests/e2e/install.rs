@@ -12,16 +12,7 @@ use crate::file_lock::FileLock;
 const DONE_MARKER: &str = ".cm-e2e-installed";
 
 pub fn cache_root() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CONTEXT_MODE_E2E_CACHE").filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
-        });
-    base.join("context-mode-e2e")
+    crate::cache_dir::cache_dir("CONTEXT_MODE_E2E_CACHE", "context-mode-e2e")
 }
 
 /// The agent's executable, installing the package first if the cache lacks it.

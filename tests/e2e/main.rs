@@ -4,6 +4,8 @@
 //! non-interactively against a scripted model server on 127.0.0.1 (ADR 23).
 
 mod agents;
+#[path = "../support/cache_dir.rs"]
+mod cache_dir;
 mod checks;
 #[path = "../support/file_lock.rs"]
 mod file_lock;
