@@ -1,6 +1,7 @@
 //! A check every adapter runs in its unit tests: each golden stdin payload under
-//! `tests/golden/<platform>/` parses into the event its `hook_event_name` names, with
-//! the session and project the black-box tests use. Native only: it reads files.
+//! `tests/golden/<platform>/` parses into the event its `<case>.event` file names (else
+//! its `hook_event_name`), with the session and project the black-box tests use.
+//! Native only: it reads files.
 
 use crate::json::get_str;
 use crate::{EventKind, NormalizedEvent, parse_object};
@@ -23,6 +24,44 @@ pub fn check_golden_payloads(
     platform: &str,
     parse: impl Fn(&str, &str) -> Result<NormalizedEvent, String>,
 ) -> usize {
+    check(platform, SessionIds::FromPayload, parse)
+}
+
+/// [`check_golden_payloads`] for a host whose payloads carry no session id (Kiro): the
+/// session is the `pid-<parent>` fallback.
+pub fn check_golden_payloads_without_session(
+    platform: &str,
+    parse: impl Fn(&str, &str) -> Result<NormalizedEvent, String>,
+) -> usize {
+    check(platform, SessionIds::ParentPid, parse)
+}
+
+#[derive(PartialEq)]
+enum SessionIds {
+    FromPayload,
+    ParentPid,
+}
+
+/// The `cm hook` event of a golden case: its `<case>.event` file when there is one (hosts
+/// that name the event only on the command line), else the payload's `hook_event_name`.
+pub fn golden_event(
+    stdin_path: &std::path::Path,
+    payload: &serde_json::Map<String, serde_json::Value>,
+) -> Option<String> {
+    let name = stdin_path.file_name()?.to_str()?;
+    let case = name.strip_suffix(".stdin.json")?;
+    let sidecar = stdin_path.with_file_name(format!("{case}.event"));
+    match std::fs::read_to_string(sidecar) {
+        Ok(event) => Some(event.trim().to_owned()),
+        Err(_) => get_str(payload, "hook_event_name").map(str::to_ascii_lowercase),
+    }
+}
+
+fn check(
+    platform: &str,
+    sessions: SessionIds,
+    parse: impl Fn(&str, &str) -> Result<NormalizedEvent, String>,
+) -> usize {
     let dir = golden_dir(platform);
     let mut cases = 0;
     for entry in std::fs::read_dir(&dir).expect("golden dir") {
@@ -38,11 +77,15 @@ pub fn check_golden_payloads(
             .expect("read")
             .replace("__PROJECT__", GOLDEN_PROJECT);
         let payload = parse_object(&stdin).expect("golden stdin is a JSON object");
-        let native = get_str(&payload, "hook_event_name")
-            .expect("hook_event_name")
-            .to_ascii_lowercase();
+        let native = golden_event(&path, &payload)
+            .unwrap_or_else(|| panic!("{name}: no {name}.event file and no hook_event_name"));
         let event = parse(&native, &stdin).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(!event.session_id.starts_with("pid-"), "{name}");
+        assert_eq!(
+            event.session_id.starts_with("pid-"),
+            sessions == SessionIds::ParentPid,
+            "{name}: session {}",
+            event.session_id
+        );
         assert_eq!(event.project_dir.as_deref(), Some(GOLDEN_PROJECT), "{name}");
         let tool_event = matches!(event.kind, EventKind::PreToolUse | EventKind::PostToolUse);
         assert_eq!(event.tool.is_some(), tool_event, "{name}");

@@ -8,7 +8,8 @@ use crate::tool_name::parse_tool_name;
 use crate::types::{ToolCall, ToolKind};
 
 /// Field names hosts use for a shell command line.
-pub const COMMAND_KEYS: &[&str] = &["command", "cmd"];
+/// `CommandLine`: Antigravity CLI's `run_command` (unverified, ADR 25).
+pub const COMMAND_KEYS: &[&str] = &["command", "cmd", "CommandLine"];
 /// Field names hosts use for a file path.
 pub const PATH_KEYS: &[&str] = &[
     "file_path",
@@ -17,6 +18,8 @@ pub const PATH_KEYS: &[&str] = &[
     "filePath",
     "notebook_path",
     "target_file",
+    // Antigravity CLI's `view_file` (unverified, ADR 25).
+    "AbsolutePath",
 ];
 /// Field names that mean "only part of the file".
 const RANGE_KEYS: &[&str] = &[
@@ -29,11 +32,13 @@ const RANGE_KEYS: &[&str] = &[
     "line_range",
     "view_range",
     "lines",
+    "StartLine",
+    "EndLine",
 ];
-const URL_KEYS: &[&str] = &["url", "uri"];
+const URL_KEYS: &[&str] = &["url", "uri", "Url"];
 /// Field names for a sub-agent's instructions.
 pub const PROMPT_KEYS: &[&str] = &["prompt", "task"];
-const PATTERN_KEYS: &[&str] = &["pattern", "query", "regex"];
+const PATTERN_KEYS: &[&str] = &["pattern", "query", "regex", "Query"];
 /// Shells whose `-c` script is the real command in an argv-style command.
 const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell"];
 

@@ -35,11 +35,22 @@ const BUILTIN_KINDS: &[(ToolKind, &[&str])] = &[
             "container.exec",
             "run_in_terminal",
             "execute_bash",
+            // Antigravity CLI, Kiro.
+            "run_command",
         ],
     ),
     (
         ToolKind::Read,
-        &["read", "read_file", "read_many_files", "view"],
+        // `view_file`: Antigravity CLI; `fs_read`: Kiro; `readfile`: Kimi Code.
+        &[
+            "read",
+            "read_file",
+            "read_many_files",
+            "view",
+            "view_file",
+            "fs_read",
+            "readfile",
+        ],
     ),
     (
         ToolKind::Grep,
@@ -51,6 +62,9 @@ const BUILTIN_KINDS: &[(ToolKind, &[&str])] = &[
             "search_file_content",
             "grep_files",
             "find",
+            // VS Code Copilot, Antigravity CLI.
+            "list_dir",
+            "file_search",
         ],
     ),
     (
@@ -64,14 +78,40 @@ const BUILTIN_KINDS: &[(ToolKind, &[&str])] = &[
             "write_file",
             "replace",
             "edit_file",
+            // Copilot CLI, VS Code Copilot, Kiro, Kimi Code.
+            "create",
+            "create_file",
+            "replace_string_in_file",
+            "multi_replace_string_in_file",
+            "insert_edit_into_file",
+            "fs_write",
+            "writefile",
+            "strreplacefile",
         ],
     ),
-    (ToolKind::WebFetch, &["webfetch", "web_fetch", "fetch"]),
+    // `fetch_webpage`: VS Code Copilot; `read_url_content`: Antigravity CLI; `fetchurl`: Kimi.
+    (
+        ToolKind::WebFetch,
+        &[
+            "webfetch",
+            "web_fetch",
+            "fetch",
+            "fetch_webpage",
+            "read_url_content",
+            "fetchurl",
+        ],
+    ),
     (
         ToolKind::WebSearch,
-        &["websearch", "google_web_search", "web_search"],
+        &[
+            "websearch",
+            "google_web_search",
+            "web_search",
+            "search_web",
+            "searchweb",
+        ],
     ),
-    (ToolKind::Agent, &["task", "agent"]),
+    (ToolKind::Agent, &["task", "agent", "runsubagent"]),
 ];
 
 /// A tool name split into its kind and, for MCP tools, server and tool.
@@ -149,6 +189,10 @@ pub fn parse_tool_name(name: &str) -> ParsedToolName {
             None => ParsedToolName::mcp(None, rest),
         };
     }
+    // VS Code and JetBrains Copilot show MCP tools as `f1e_<tool>` (no server name).
+    if let Some(tool) = name.strip_prefix("f1e_") {
+        return ParsedToolName::mcp(None, tool);
+    }
     if let Some(parsed) = ours_with_server_prefix(name) {
         return parsed;
     }
@@ -203,6 +247,33 @@ mod tests {
 
     fn kind(name: &str) -> ToolKind {
         tool_kind(name)
+    }
+
+    #[test]
+    fn tools_of_the_copilot_kiro_kimi_and_antigravity_hosts() {
+        for (name, expected) in [
+            ("run_command", ToolKind::Shell),
+            ("view_file", ToolKind::Read),
+            ("fs_read", ToolKind::Read),
+            ("ReadFile", ToolKind::Read),
+            ("list_dir", ToolKind::Grep),
+            ("file_search", ToolKind::Grep),
+            ("create", ToolKind::Edit),
+            ("replace_string_in_file", ToolKind::Edit),
+            ("fs_write", ToolKind::Edit),
+            ("StrReplaceFile", ToolKind::Edit),
+            ("fetch_webpage", ToolKind::WebFetch),
+            ("read_url_content", ToolKind::WebFetch),
+            ("FetchURL", ToolKind::WebFetch),
+            ("search_web", ToolKind::WebSearch),
+            ("SearchWeb", ToolKind::WebSearch),
+            ("runSubagent", ToolKind::Agent),
+            ("f1e_ctx_execute", ToolKind::Ctx),
+            ("f1e_list_issues", ToolKind::Mcp),
+            ("context-mode/ctx_search", ToolKind::Ctx),
+        ] {
+            assert_eq!(kind(name), expected, "{name}");
+        }
     }
 
     #[test]

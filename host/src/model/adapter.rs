@@ -62,7 +62,8 @@ pub struct Descriptor {
     pub id: String,
     pub display_name: String,
     pub version: String,
-    /// MCP `clientInfo.name` values this host sends, matched case-insensitively.
+    /// MCP `clientInfo.name` values this host sends, matched case-insensitively (a
+    /// trailing `*` matches by prefix).
     pub client_names: Vec<String>,
     pub env_markers: Vec<String>,
     pub file_markers: Vec<String>,

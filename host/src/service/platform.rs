@@ -27,9 +27,7 @@ impl Service {
         // loads them all, and detection goes on as if unset).
         let claims = |d: &Descriptor| {
             if forced.is_empty() {
-                d.client_names
-                    .iter()
-                    .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
+                claims_client(d, client_name)
             } else {
                 d.id.eq_ignore_ascii_case(forced)
             }
@@ -128,6 +126,19 @@ impl Service {
     }
 }
 
+/// True when one of the adapter's client names is `client_name`, ignoring case; a name
+/// ending in `*` matches every client name it starts (Qwen Code appends a version).
+fn claims_client(descriptor: &Descriptor, client_name: &str) -> bool {
+    let client = client_name.trim().to_ascii_lowercase();
+    descriptor.client_names.iter().any(|pattern| {
+        let pattern = pattern.trim().to_ascii_lowercase();
+        match pattern.strip_suffix('*') {
+            Some(prefix) => !prefix.is_empty() && client.starts_with(prefix),
+            None => pattern == client,
+        }
+    })
+}
+
 /// The adapter for this client: the one `CONTEXT_MODE_PLATFORM` names (upstream pins
 /// it in an agent's MCP entry so that it wins over everything else), else by client
 /// name, else by environment marker. An override no adapter has is logged and ignored.
@@ -147,16 +158,44 @@ fn choose<'a>(
         }
         found
     });
-    let by_name = || {
-        descriptors.iter().find(|d| {
-            d.client_names
-                .iter()
-                .any(|n| n.eq_ignore_ascii_case(client_name.trim()))
-        })
-    };
+    let by_name = || descriptors.iter().find(|d| claims_client(d, client_name));
     by_override.or_else(by_name).or_else(|| {
         descriptors
             .iter()
             .find(|d| d.env_markers.iter().any(|m| env_is_set(m)))
     })
+}
+
+#[cfg(test)]
+mod client_name_tests {
+    use super::*;
+
+    fn descriptor(id: &str, names: &[&str]) -> Descriptor {
+        Descriptor {
+            id: id.to_owned(),
+            display_name: id.to_owned(),
+            version: "0".to_owned(),
+            client_names: names.iter().map(|n| n.to_string()).collect(),
+            env_markers: Vec::new(),
+            file_markers: Vec::new(),
+            events: Vec::new(),
+            env_vars: Vec::new(),
+            ctx_tools: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_trailing_star_matches_by_prefix_and_case_is_ignored() {
+        let qwen = descriptor("qwen-code", &["qwen-cli-mcp-client-*"]);
+        let copilot = descriptor("copilot-cli", &["GitHub Copilot CLI", "copilot-cli"]);
+        assert!(claims_client(&qwen, "qwen-cli-mcp-client-0.24.4"));
+        assert!(claims_client(&qwen, "Qwen-CLI-MCP-Client-x"));
+        assert!(!claims_client(&qwen, "qwen-cli"));
+        assert!(claims_client(&copilot, " github copilot cli "));
+        assert!(!claims_client(&copilot, "GitHub Copilot CLI 2"));
+        assert!(!claims_client(&descriptor("x", &["*"]), "anything"));
+        let all = [copilot, qwen];
+        let found = choose(&all, "qwen-cli-mcp-client-1", |_| false, None);
+        assert_eq!(found.map(|d| d.id.as_str()), Some("qwen-code"));
+    }
 }

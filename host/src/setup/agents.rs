@@ -129,6 +129,13 @@ impl Agent {
             if !wanted {
                 continue;
             }
+            // A registration the host keeps outside any file (JetBrains' MCP servers
+            // live in its settings UI): the adapter names no file, and setup prints
+            // the steps instead.
+            if edit.file.trim().is_empty() {
+                notes.push(manual_step(&edit.summary, &edit.content));
+                continue;
+            }
             let path = match expand(&edit.file, home, project, &|name| self.env_var(name)) {
                 Ok(path) => path,
                 Err(Unresolved::NeedsProject) => {
@@ -154,6 +161,16 @@ impl Agent {
         }
         Ok((edits, notes))
     }
+}
+
+/// The note for a step the user takes by hand: its summary, then its content indented.
+fn manual_step(summary: &str, content: &str) -> String {
+    let mut note = format!("by hand: {}", summary.trim());
+    for line in content.lines().filter(|l| !l.trim().is_empty()) {
+        note.push_str("\n    ");
+        note.push_str(line.trim_end());
+    }
+    note
 }
 
 /// `~/x` → home/x, `{project}/x` → project/x, `{env:NAME|fallback}/x` → the variable's

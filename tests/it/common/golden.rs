@@ -1,7 +1,11 @@
 //! Golden hook cases: a host's payload from `tests/golden/<platform>/<case>.stdin.json`
-//! piped into `cm hook <platform> <event>` (the event named by the payload's
-//! `hook_event_name`), the reply compared byte for byte with `<case>.stdout`.
-//! `UPDATE_GOLDEN=1` rewrites the expected files; review the diff.
+//! piped into `cm hook <platform> <event>`, the reply compared byte for byte with
+//! `<case>.stdout`, and with `<case>.stderr` and `<case>.exit` when the host reads those
+//! (Kiro blocks with exit code 2 and the reason on stderr); without them stderr must be
+//! empty and the exit code 0. The event is `<case>.event` when that file exists (hosts
+//! that name it only on the command line), else the payload's `hook_event_name`.
+//! `<case>.stdin.txt` is stdin sent as is, for input that is not JSON (it needs an
+//! `.event`). `UPDATE_GOLDEN=1` rewrites the expected files; review the diff.
 //!
 //! Cases are found by directory (`hook_goldens`): every platform directory, every
 //! `<case>.stdin.json` in it, each in a fresh project with a live server. A case named
@@ -45,39 +49,111 @@ impl Golden {
 
     /// Runs one case; returns stdout with the project path put back as `__PROJECT__`.
     pub fn run(&self, sandbox: &Sandbox, case: &str) -> String {
-        self.run_payload(sandbox, case, &self.payload_value(sandbox, case))
+        self.run_case(sandbox, case).stdout
     }
 
-    /// Runs a payload (its event from `hook_event_name`), checking the hook contract.
+    /// Runs one case and checks its stderr and exit code against the case's files.
+    fn run_case(&self, sandbox: &Sandbox, case: &str) -> Ran {
+        let raw = self.dir().join(format!("{case}.stdin.txt"));
+        if raw.is_file() {
+            let text = std::fs::read_to_string(&raw).expect("read raw stdin");
+            let event = self
+                .sidecar(case, "event")
+                .unwrap_or_else(|| panic!("{case}: a .stdin.txt case needs {case}.event"));
+            let ran = self.hook(sandbox, case, event.trim(), text.as_bytes());
+            self.check_channels(case, &ran);
+            return ran;
+        }
+        let payload = self.payload_value(sandbox, case);
+        let event = self.event_of(case, &payload);
+        let ran = self.hook(sandbox, case, &event, payload.to_string().as_bytes());
+        self.check_channels(case, &ran);
+        assert!(
+            sandbox.hook_errors().is_empty(),
+            "{case}: {:?}",
+            sandbox.hook_errors()
+        );
+        ran
+    }
+
+    /// Runs a payload (its event from `hook_event_name`), checking the hook contract:
+    /// exit code 0, nothing on stderr, stdout empty or JSON.
     pub fn run_payload(
         &self,
         sandbox: &Sandbox,
         case: &str,
         payload: &serde_json::Value,
     ) -> String {
-        let event = payload["hook_event_name"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{case}: no hook_event_name"))
-            .to_ascii_lowercase();
-        let output = sandbox.hook(self.platform, &event, payload.to_string().as_bytes());
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{case}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert!(output.stderr.is_empty(), "{case}: stray stderr");
+        let event = self.event_of(case, payload);
+        let ran = self.hook(sandbox, case, &event, payload.to_string().as_bytes());
+        assert_eq!(ran.exit_code, 0, "{case}: {}", ran.stderr);
+        assert!(ran.stderr.is_empty(), "{case}: stray stderr");
         assert!(
             sandbox.hook_errors().is_empty(),
             "{case}: {:?}",
             sandbox.hook_errors()
         );
+        ran.stdout
+    }
+
+    fn event_of(&self, case: &str, payload: &serde_json::Value) -> String {
+        self.sidecar(case, "event")
+            .map(|event| event.trim().to_owned())
+            .or_else(|| payload["hook_event_name"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| panic!("{case}: no {case}.event and no hook_event_name"))
+            .to_ascii_lowercase()
+    }
+
+    fn sidecar(&self, case: &str, extension: &str) -> Option<String> {
+        std::fs::read_to_string(self.dir().join(format!("{case}.{extension}"))).ok()
+    }
+
+    fn hook(&self, sandbox: &Sandbox, case: &str, event: &str, stdin: &[u8]) -> Ran {
+        let output = sandbox.hook(self.platform, event, stdin);
+        let project = sandbox.project.to_string_lossy();
         let stdout = String::from_utf8(output.stdout).expect("UTF-8 stdout");
         if !stdout.is_empty() {
             serde_json::from_str::<serde_json::Value>(&stdout)
                 .unwrap_or_else(|e| panic!("{case}: stdout is not JSON ({e}): {stdout}"));
         }
-        stdout.replace(&*sandbox.project.to_string_lossy(), "__PROJECT__")
+        Ran {
+            stdout: stdout.replace(&*project, "__PROJECT__"),
+            stderr: String::from_utf8_lossy(&output.stderr).replace(&*project, "__PROJECT__"),
+            exit_code: output.status.code().unwrap_or(-1),
+        }
+    }
+
+    /// stderr and the exit code: as `<case>.stderr` / `<case>.exit` say, else empty and 0.
+    fn check_channels(&self, case: &str, ran: &Ran) {
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            self.write_or_remove(
+                case,
+                "stderr",
+                (!ran.stderr.is_empty()).then_some(&ran.stderr),
+            );
+            let exit = ran.exit_code.to_string();
+            self.write_or_remove(case, "exit", (ran.exit_code != 0).then_some(&exit));
+            return;
+        }
+        let stderr = self.sidecar(case, "stderr").unwrap_or_default();
+        assert_eq!(
+            ran.stderr, stderr,
+            "{case}: stderr differs from {case}.stderr"
+        );
+        let exit: i32 = self
+            .sidecar(case, "exit")
+            .map_or(0, |code| code.trim().parse().expect("exit code"));
+        assert_eq!(ran.exit_code, exit, "{case}: exit code ({})", ran.stderr);
+    }
+
+    fn write_or_remove(&self, case: &str, extension: &str, content: Option<&String>) {
+        let path = self.dir().join(format!("{case}.{extension}"));
+        match content {
+            Some(text) => std::fs::write(&path, text).expect("write golden"),
+            None => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
 
     pub fn assert_golden(&self, case: &str, actual: &str) {
@@ -99,6 +175,13 @@ impl Golden {
             path.display()
         );
     }
+}
+
+/// One hook run's channels, the project path put back as `__PROJECT__`.
+struct Ran {
+    stdout: String,
+    stderr: String,
+    exit_code: i32,
 }
 
 /// Every platform with goldens: the directories of `tests/golden/`, sorted.
@@ -128,7 +211,11 @@ impl Golden {
         let mut cases: Vec<String> = entries
             .flatten()
             .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter_map(|name| name.strip_suffix(".stdin.json").map(str::to_owned))
+            .filter_map(|name| {
+                name.strip_suffix(".stdin.json")
+                    .or_else(|| name.strip_suffix(".stdin.txt"))
+                    .map(str::to_owned)
+            })
             .collect();
         cases.sort();
         cases
@@ -140,6 +227,14 @@ impl Golden {
         self.dir()
             .join(format!("{base}.stdin.json"))
             .is_file()
+            .then_some(())
+            .or_else(|| {
+                self.dir()
+                    .join(format!("{base}.stdin.txt"))
+                    .is_file()
+                    .then_some(())
+            })
+            .is_some()
             .then(|| base.to_owned())
     }
 
