@@ -9,8 +9,9 @@ use crate::setup::{AgentRegistration, EditState};
 
 /// Rows for every detected agent (and for any agent with entries of ours although its
 /// marker is gone), or one row saying none was found.
-/// `only`: the agents `--agents` names; an id no adapter has is a failed row.
-pub fn checks(root: Option<&Path>, only: Option<&[String]>) -> Vec<Check> {
+/// `only`: the agents `--agents` names; an id no adapter has is a failed row. `project`:
+/// the project whose own files (`{project}/…` edits) are checked too.
+pub fn checks(root: Option<&Path>, project: Option<&Path>, only: Option<&[String]>) -> Vec<Check> {
     let Some(root) = root else {
         return vec![Check::warn(
             "agents",
@@ -25,7 +26,7 @@ pub fn checks(root: Option<&Path>, only: Option<&[String]>) -> Vec<Check> {
         Ok(cm) => cm,
         Err(err) => return vec![Check::warn("agents", err.to_string(), None)],
     };
-    match crate::setup::inspect(root, &home, &cm) {
+    match crate::setup::inspect_project(root, &home, &cm, project) {
         Ok(agents) => match only {
             None => {
                 let mut all = rows(&agents);

@@ -214,9 +214,10 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     {
         let root = root_ok.clone();
         let only = opts.agents.clone();
+        let project = opts.project.clone().ok();
         slow.push((
             "agents".to_string(),
-            Box::new(move || agents::checks(root.as_deref(), only.as_deref())),
+            Box::new(move || agents::checks(root.as_deref(), project.as_deref(), only.as_deref())),
         ));
     }
     let (sender, receiver) = mpsc::channel::<(usize, Vec<Check>)>();

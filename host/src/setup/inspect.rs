@@ -69,13 +69,24 @@ pub fn inspect(
     home: &Path,
     cm_command: &str,
 ) -> super::error::Result<Vec<AgentRegistration>> {
+    inspect_project(root, home, cm_command, None)
+}
+
+/// [`inspect`] with the project whose `{project}/` files count too (VS Code and
+/// JetBrains Copilot register only in the project).
+pub fn inspect_project(
+    root: &Path,
+    home: &Path,
+    cm_command: &str,
+    project: Option<&Path>,
+) -> super::error::Result<Vec<AgentRegistration>> {
     let mut agents = load_all(root)?;
     let manifest = Manifest::load(root)?;
     let mut report = Vec::new();
     for agent in agents.iter_mut() {
         let id = agent.id().to_owned();
         let fix = format!("cm setup --agents {id}");
-        let (edits, _) = agent.plan(cm_command, home, None, Extras::default())?;
+        let (edits, _) = agent.plan(cm_command, home, project, Extras::default())?;
         let mut checks = Vec::new();
         let mut duplicates = Vec::new();
         for edit in &edits {

@@ -22,7 +22,9 @@ use std::path::Path;
 pub use agents::{Agent, Extras, load_all};
 pub use apply::{FilePlan, Plan};
 pub use error::{ContentError, SetupError};
-pub use inspect::{AgentRegistration, DuplicateHook, EditCheck, EditState, inspect};
+pub use inspect::{
+    AgentRegistration, DuplicateHook, EditCheck, EditState, inspect, inspect_project,
+};
 
 /// The command agents will run: the canonical absolute path of this executable.
 pub fn cm_command() -> Result<String, SetupError> {
