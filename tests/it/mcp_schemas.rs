@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::common::Sandbox;
+use crate::common::{McpClient, Sandbox};
 
 /// The Ajv major line the TypeScript SDK and gemini-cli depend on.
 const AJV_PACKAGE: &str = "ajv@8";
@@ -139,6 +139,31 @@ fn every_input_schema_is_inside_the_gemini_function_declaration_subset() {
                     .is_some_and(|d| !d.is_empty()),
                 "{name}.{field} has no description: {property}"
             );
+        }
+    }
+}
+
+/// Antigravity CLI hands MCP tools to Gemini as function declarations and silently drops a
+/// tool whose schema has `const` or `additionalProperties`; Qwen Code (a Gemini CLI fork)
+/// does the same. Every client is served the portable subset (ADR 20), so the list these
+/// clients get, once detected, is checked for exactly those keywords.
+#[test]
+fn gemini_family_clients_get_schemas_without_const_or_additional_properties() {
+    for client_name in ["agy", "antigravity-cli", "qwen-cli-mcp-client-0.24.4"] {
+        let sandbox = Sandbox::new();
+        let mut client = McpClient::spawn_as(sandbox.cm().arg("serve"), client_name);
+        let listed = client.request("tools/list", serde_json::json!({}));
+        let tools = listed["tools"].as_array().cloned().expect("tools array");
+        assert!(tools.len() >= 12, "{client_name}: {} tools", tools.len());
+        for tool in tools {
+            let schema = tool["inputSchema"].to_string();
+            for keyword in ["\"const\"", "\"additionalProperties\"", "\"$ref\""] {
+                assert!(
+                    !schema.contains(keyword),
+                    "{client_name}: {} has {keyword}: {schema}",
+                    tool["name"]
+                );
+            }
         }
     }
 }
