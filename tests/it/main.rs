@@ -18,6 +18,7 @@ mod hook_goldens;
 mod hook_policy_rewrite;
 mod hook_post_tool_use;
 mod hook_session;
+mod hosts_table;
 mod mcp_detection;
 mod mcp_framing;
 mod mcp_knowledge;
