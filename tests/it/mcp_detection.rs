@@ -81,3 +81,53 @@ fn the_override_wins_over_client_name_and_markers() {
     );
     assert_eq!(detected("some-mcp-client", &[]), None);
 }
+
+/// The stateless protocol (MCP 2026-07-28, spoken by Copilot CLI 1.0.102) has no
+/// `initialize`: the client names itself in every request's `_meta`. Detection reads it
+/// from there, so the hints name our tools as that host shows them.
+#[test]
+fn a_stateless_client_is_detected_from_the_request_meta() {
+    use std::io::{BufRead, BufReader, Write};
+    let sandbox = Sandbox::new();
+    let log_path = sandbox.root.join("serve.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let mut child = sandbox
+        .cm()
+        .arg("serve")
+        .env("CM_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("spawn cm serve");
+    let meta = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "gemini-cli-mcp-client", "version": "1"}
+    });
+    let requests = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": meta}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"_meta": meta, "name": "ctx_search",
+                       "arguments": {"queries": ["anything"]}}}),
+    ];
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    for request in &requests {
+        writeln!(stdin, "{request}").expect("write request");
+        stdin.flush().expect("flush");
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read reply");
+        let reply: serde_json::Value = serde_json::from_str(&line).expect("JSON reply");
+        assert_eq!(reply["id"], request["id"], "{line}");
+        assert!(reply.get("result").is_some(), "{line}");
+    }
+    drop(stdin);
+    assert!(child.wait().expect("wait").success());
+    let log = std::fs::read_to_string(&log_path).expect("read log");
+    assert!(
+        log.contains("agent host gemini-cli"),
+        "stateless client not detected: {log}"
+    );
+}

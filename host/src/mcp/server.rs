@@ -69,8 +69,8 @@ impl ServerHandler for CmServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if let Some(info) = context.peer.peer_info() {
-            self.service.detect_platform(&info.client_info.name);
+        if let Some(name) = client_name(&context) {
+            self.service.detect_platform(&name);
         }
         let name = request.name.as_ref();
         let raw = serde_json::Value::Object(request.arguments.unwrap_or_default());
@@ -97,6 +97,16 @@ impl ServerHandler for CmServer {
         };
         release_freed_heap(tool);
         Ok(tool_result(reply))
+    }
+}
+
+/// The client's `clientInfo.name`: from the `initialize` handshake, or, under the
+/// stateless protocol (2026-07-28, which Copilot CLI 1.0.102 speaks and which has no
+/// handshake), from the request's own `_meta`.
+fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
+    match context.peer.peer_info() {
+        Some(info) => Some(info.client_info.name.clone()),
+        None => context.meta.client_info().map(|info| info.name),
     }
 }
 
