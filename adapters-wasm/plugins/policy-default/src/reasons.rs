@@ -153,11 +153,18 @@ impl Tools {
     /// Claude Code (2.1.3xx) defers MCP tools behind ToolSearch: a deferred tool's
     /// schema is loaded by `ToolSearch` with the query `select:<name>` before the first
     /// call (its deferred-tools notice says so), so the redirect names that query.
+    /// Qwen Code (0.24) declares no MCP tool to the model: it lists them in a reminder
+    /// and runs one through its `tool_call` bridge (`name`, `arguments`), seen in
+    /// tests/e2e against the real client.
     fn load_hint(&self, name: &str) -> String {
-        if self.platform == CLAUDE_CODE {
-            format!("If deferred, first call ToolSearch(query: \"select:{name}\"). ")
-        } else {
-            String::new()
+        match self.platform.as_str() {
+            CLAUDE_CODE => {
+                format!("If deferred, first call ToolSearch(query: \"select:{name}\"). ")
+            }
+            QWEN_CODE => format!(
+                "If it is not in your tool list, run it with tool_call(name: \"{name}\", arguments: {{…}}). "
+            ),
+            _ => String::new(),
         }
     }
 
@@ -183,6 +190,7 @@ impl Tools {
 }
 
 const CLAUDE_CODE: &str = "claude-code";
+const QWEN_CODE: &str = "qwen-code";
 const GEMINI_CLI: &str = "gemini-cli";
 
 fn redirect_tail(tools: &Tools, first: &str) -> String {

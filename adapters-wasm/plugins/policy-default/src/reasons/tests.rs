@@ -50,3 +50,23 @@ fn subagent_block_contains_its_marker() {
     assert!(subagent_routing_block(&tools).contains(&subagent_block_marker(&tools)));
     assert!(subagent_routing_block(&tools).len() <= SUBAGENT_BLOCK_MAX_BYTES);
 }
+
+#[test]
+fn redirects_say_how_each_host_reaches_a_tool_it_does_not_declare() {
+    let url = "https://example.com/page";
+    let claude = redirect_web_fetch(
+        &Tools::with_prefix("claude-code", "mcp__context-mode__"),
+        url,
+    );
+    assert!(
+        claude.contains("ToolSearch(query: \"select:mcp__context-mode__ctx_fetch_and_index\")")
+    );
+    let qwen = redirect_web_fetch(&Tools::with_prefix("qwen-code", "mcp__context-mode__"), url);
+    assert!(
+        qwen.contains("tool_call(name: \"mcp__context-mode__ctx_fetch_and_index\""),
+        "{qwen}"
+    );
+    assert!(!qwen.contains("ToolSearch"));
+    let gemini = redirect_web_fetch(&Tools::with_prefix("gemini-cli", "mcp_context-mode_"), url);
+    assert!(!gemini.contains("ToolSearch") && !gemini.contains("tool_call"));
+}
