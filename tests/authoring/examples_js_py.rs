@@ -275,8 +275,12 @@ impl Parser {
     }
 
     /// The tool call of a pre-tool-use payload; `None` for any other event.
-    fn pre_tool_use(&mut self, name: &str, payload: &serde_json::Value) -> Option<ToolCall> {
-        let event = payload["hook_event_name"].as_str().unwrap_or_default();
+    fn pre_tool_use(
+        &mut self,
+        name: &str,
+        event: &str,
+        payload: &serde_json::Value,
+    ) -> Option<ToolCall> {
         let binding = self
             .descriptor
             .events
@@ -316,9 +320,13 @@ fn golden_calls(engine: &PluginEngine, sandbox: &Sandbox) -> Vec<GoldenCall> {
     for golden in platforms() {
         let mut parser = Parser::new(engine, golden.platform);
         for case in golden.cases() {
+            if !golden.has_json_payload(&case) {
+                continue;
+            }
             let name = format!("{}/{case}", golden.platform);
             let payload = golden.payload_value(sandbox, &case);
-            let Some(call) = parser.pre_tool_use(&name, &payload) else {
+            let event = golden.event_of(&case, &payload);
+            let Some(call) = parser.pre_tool_use(&name, &event, &payload) else {
                 continue;
             };
             calls.push(GoldenCall {
@@ -340,7 +348,7 @@ fn golden_calls(engine: &PluginEngine, sandbox: &Sandbox) -> Vec<GoldenCall> {
     for (case, payload) in extra_calls::payloads(sandbox) {
         let name = format!("extra/{case}");
         let call = parser
-            .pre_tool_use(&name, &payload)
+            .pre_tool_use(&name, "pretooluse", &payload)
             .unwrap_or_else(|| panic!("{name} is not a pre-tool-use call"));
         calls.push(GoldenCall {
             name,
@@ -483,7 +491,12 @@ fn describe(decision: &Decision) -> String {
 fn own_session(golden: &Golden, sandbox: &Sandbox, case: &str) -> serde_json::Value {
     let mut payload = golden.payload_value(sandbox, case);
     if let Some(fields) = payload.as_object_mut() {
-        for key in ["session_id", "conversation_id", "sessionId"] {
+        for key in [
+            "session_id",
+            "conversation_id",
+            "sessionId",
+            "conversationId",
+        ] {
             if let Some(serde_json::Value::String(id)) = fields.get_mut(key) {
                 id.push_str(&format!("-{}-{case}", golden.platform));
             }

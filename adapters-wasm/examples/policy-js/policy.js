@@ -117,11 +117,15 @@ function quoted(text) {
 function toolsOf(context) {
   const names = new Map();
   for (const t of context.ctxTools) if (!names.has(t.tool)) names.set(t.tool, sanitize(t.name));
-  const claude = context.platform === "claude-code";
+  const hints = {
+    "claude-code": (name) => `If deferred, first call ToolSearch(query: "select:${name}"). `,
+    "qwen-code": (name) =>
+      `If it is not in your tool list, run it with tool_call(name: "${name}", arguments: {…}). `,
+  };
+  const hint = hints[context.platform];
   return {
     name: (tool) => names.get(tool) ?? tool,
-    loadHint: (name) =>
-      claude ? `If deferred, first call ToolSearch(query: "select:${name}"). ` : "",
+    loadHint: (name) => (hint ? hint(name) : ""),
     rangedRead: () =>
       context.platform === "gemini-cli"
         ? "a read_file with start_line and end_line"

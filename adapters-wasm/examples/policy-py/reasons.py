@@ -6,6 +6,7 @@ RETRY_SENTENCE = "On a transient DNS error (EAI_AGAIN, ETIMEDOUT, ENETUNREACH), 
 DENIAL_OPENING = "denied by security policy"
 ASK_OPENING = "confirmation required by security policy"
 CLAUDE_CODE = "claude-code"
+QWEN_CODE = "qwen-code"
 GEMINI_CLI = "gemini-cli"
 BIDI = {0x200E, 0x200F} | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 
@@ -94,6 +95,12 @@ class Tools:
     def load_hint(self, name):
         if self.platform == CLAUDE_CODE:
             return 'If deferred, first call ToolSearch(query: "select:' + name + '"). '
+        if self.platform == QWEN_CODE:
+            return (
+                'If it is not in your tool list, run it with tool_call(name: "'
+                + name
+                + '", arguments: {…}). '
+            )
         return ""
 
     def ranged_read(self):

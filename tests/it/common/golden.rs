@@ -76,8 +76,9 @@ impl Golden {
         ran
     }
 
-    /// Runs a payload (its event from `hook_event_name`), checking the hook contract:
-    /// exit code 0, nothing on stderr, stdout empty or JSON.
+    /// Runs a payload (its event from `<case>.event` or `hook_event_name`), checking the
+    /// hook contract: stdout empty or JSON, stderr and the exit code as the case's files
+    /// say (else empty and 0). Never rewrites golden files.
     pub fn run_payload(
         &self,
         sandbox: &Sandbox,
@@ -86,8 +87,9 @@ impl Golden {
     ) -> String {
         let event = self.event_of(case, payload);
         let ran = self.hook(sandbox, case, &event, payload.to_string().as_bytes());
-        assert_eq!(ran.exit_code, 0, "{case}: {}", ran.stderr);
-        assert!(ran.stderr.is_empty(), "{case}: stray stderr");
+        let (stderr, exit) = self.expected_channels(case);
+        assert_eq!(ran.exit_code, exit, "{case}: {}", ran.stderr);
+        assert_eq!(ran.stderr, stderr, "{case}: stderr");
         assert!(
             sandbox.hook_errors().is_empty(),
             "{case}: {:?}",
@@ -96,7 +98,13 @@ impl Golden {
         ran.stdout
     }
 
-    fn event_of(&self, case: &str, payload: &serde_json::Value) -> String {
+    /// True when the case's stdin is a JSON payload (`<case>.stdin.json`), not raw text.
+    pub fn has_json_payload(&self, case: &str) -> bool {
+        self.dir().join(format!("{case}.stdin.json")).is_file()
+    }
+
+    /// The `cm hook` event of a case: its `.event` file, else the payload's `hook_event_name`.
+    pub fn event_of(&self, case: &str, payload: &serde_json::Value) -> String {
         self.sidecar(case, "event")
             .map(|event| event.trim().to_owned())
             .or_else(|| payload["hook_event_name"].as_str().map(str::to_owned))
@@ -135,15 +143,21 @@ impl Golden {
             self.write_or_remove(case, "exit", (ran.exit_code != 0).then_some(&exit));
             return;
         }
-        let stderr = self.sidecar(case, "stderr").unwrap_or_default();
+        let (stderr, exit) = self.expected_channels(case);
         assert_eq!(
             ran.stderr, stderr,
             "{case}: stderr differs from {case}.stderr"
         );
-        let exit: i32 = self
+        assert_eq!(ran.exit_code, exit, "{case}: exit code ({})", ran.stderr);
+    }
+
+    /// The stderr and exit code a case expects: its files, else empty and 0.
+    fn expected_channels(&self, case: &str) -> (String, i32) {
+        let stderr = self.sidecar(case, "stderr").unwrap_or_default();
+        let exit = self
             .sidecar(case, "exit")
             .map_or(0, |code| code.trim().parse().expect("exit code"));
-        assert_eq!(ran.exit_code, exit, "{case}: exit code ({})", ran.stderr);
+        (stderr, exit)
     }
 
     fn write_or_remove(&self, case: &str, extension: &str, content: Option<&String>) {
