@@ -8,10 +8,13 @@
 //!   holding `{<Event>: [{matcher, hooks: [{type: "command", command}]}]}`
 //!   (**third-party live test**: safe-chains' install, agy 1.1.2; the reference names the
 //!   file and the three events). PreToolUse is bounded to the tools upstream routes
-//!   (`run_command`, `view_file`, `grep_search`, `web_fetch`, `read_url_content`),
-//!   one matcher per tool name so that it means the same whether agy matches exactly or
-//!   as a regex (**unverified** which); PostToolUse takes every tool (`"*"`, live-tested
-//!   to match all), Stop has no matcher;
+//!   (`run_command`, `view_file`, `grep_search`, `web_fetch`, `read_url_content`) by one
+//!   anchored regex alternation: an exact name and `"*"` are live-tested, the regex is
+//!   **unverified** (agy's Gemini CLI lineage matches by regex with `*` as match-all,
+//!   which is what the live test saw). Not `"*"`: agy fails closed when a hook fails,
+//!   so a broken `cm` would put every tool call to the user. One group per event,
+//!   because `cm setup` keeps one entry per hook command in a file. PostToolUse takes
+//!   every tool (`"*"`), Stop has no matcher;
 //! - instructions (optional): a rule file, `~/.gemini/config/rules/context-mode.md` or
 //!   the project's `.agents/rules/context-mode.md` (**unverified**: the customization
 //!   roots are live-tested for `hooks.json`; upstream's agy bundle ships its rule as
@@ -48,11 +51,11 @@ const PRE_TOOL_MATCHERS: &[&str] = &[
     "read_url_content",
 ];
 
-fn matchers(kind: EventKind) -> &'static [&'static str] {
+fn matcher(kind: EventKind) -> Option<String> {
     match kind {
-        EventKind::PreToolUse => PRE_TOOL_MATCHERS,
-        EventKind::PostToolUse => &["*"],
-        _ => &[],
+        EventKind::PreToolUse => Some(format!("^({})$", PRE_TOOL_MATCHERS.join("|"))),
+        EventKind::PostToolUse => Some("*".to_owned()),
+        _ => None,
     }
 }
 
@@ -91,23 +94,10 @@ fn hooks_edit(cm: &str) -> ConfigEdit {
             .put("type", "command")
             .put("command", hook_command(cm, ADAPTER_ID, event.cli))
             .into();
-        let groups: Vec<Value> = match matchers(event.kind) {
-            [] => vec![
-                JsonObject::new()
-                    .put("hooks", Value::Array(vec![handler]))
-                    .into(),
-            ],
-            names => names
-                .iter()
-                .map(|name| {
-                    JsonObject::new()
-                        .put("matcher", *name)
-                        .put("hooks", Value::Array(vec![handler.clone()]))
-                        .into()
-                })
-                .collect(),
-        };
-        events.put(event.name, Value::Array(groups))
+        let group = JsonObject::new()
+            .put_opt("matcher", matcher(event.kind))
+            .put("hooks", Value::Array(vec![handler]));
+        events.put(event.name, Value::Array(vec![group.into()]))
     });
     ConfigEdit {
         kind: EditKind::Hooks,
@@ -179,18 +169,18 @@ mod tests {
         let set = doc["context-mode"].as_object().unwrap();
         let events: Vec<&str> = set.keys().map(String::as_str).collect();
         assert_eq!(events, ["PreToolUse", "PostToolUse", "Stop"]);
-        let pre: Vec<&str> = set["PreToolUse"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| g["matcher"].as_str().unwrap())
-            .collect();
-        assert_eq!(pre, PRE_TOOL_MATCHERS);
+        for event in ["PreToolUse", "PostToolUse", "Stop"] {
+            assert_eq!(set[event].as_array().unwrap().len(), 1, "{event}");
+        }
+        assert_eq!(
+            set["PreToolUse"][0]["matcher"],
+            "^(run_command|view_file|grep_search|web_fetch|read_url_content)$"
+        );
         assert_eq!(
             set["PreToolUse"][0]["hooks"][0]["command"],
             r#""/Users/Jane Doe/cm" hook antigravity-cli pretooluse"#
         );
-        assert_eq!(set["PreToolUse"][4]["hooks"][0]["type"], "command");
+        assert_eq!(set["PreToolUse"][0]["hooks"][0]["type"], "command");
         assert_eq!(set["PostToolUse"][0]["matcher"], "*");
         assert!(set["Stop"][0].get("matcher").is_none());
         assert_eq!(

@@ -21,16 +21,19 @@
 //!   scopes). Upstream's `KIRO.md` at the project root is not a file Kiro loads by
 //!   itself.
 //!
-//! Matchers are globs, not regexes (**verified (source)**: `hook_matches_tool`,
-//! `*` wildcards, `@server` for a whole MCP server, `*` for every tool), so the
-//! lookahead upstream wrote cannot work; the tool hooks name the built-in tools whose
-//! output can be large, one entry per name, and no MCP server (a glob cannot leave out
-//! ours); `postToolUse` takes every tool for the session journal.
+//! Matchers are globs, not regexes (**verified (source)**: `hook_matches_tool`: an
+//! exact name, a `*`/`?` glob, `@server` for a whole MCP server, `*` for every tool),
+//! so the lookahead regex upstream wrote matches nothing. One glob cannot name the
+//! four tools (`execute_bash`, `shell`, `fs_read`, `read`) without also taking others,
+//! and `cm setup` keeps one entry per hook command in a file (a second one is reported
+//! by `cm doctor` as the hook running twice), so both hooks match `*`: `cm` answers an
+//! uninteresting tool with exit 0 and no output in a few milliseconds, and a failing
+//! hook never blocks in Kiro (only exit 2 does).
 
+use context_mode_sdk::JsonObject;
 use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::setup::{cm_command, hook_command};
-use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::ADAPTER_ID;
 use crate::describe::EVENTS;
@@ -43,20 +46,11 @@ const GLOBAL_STEERING: &str = "~/.kiro/steering/context-mode.md";
 const PROJECT_STEERING: &str = "{project}/.kiro/steering/context-mode.md";
 const ROUTING_TEXT: &str = include_str!("../../../../configs/kiro/context-mode.md");
 
-/// Built-in tools whose output can be large, under their old and new names.
-const PRE_TOOL_MATCHERS: &[&str] = &["execute_bash", "shell", "fs_read", "read"];
-/// Every tool: the session journal records edits and MCP calls too.
-const POST_TOOL_MATCHERS: &[&str] = &["*"];
+/// Every tool (see the module comment); the policy acts on shells, reads and greps.
+const MATCHER: &str = "*";
 
 /// The name setup registers the MCP server under.
 const MCP_SERVER: &str = "context-mode";
-
-fn matchers(kind: EventKind) -> &'static [&'static str] {
-    match kind {
-        EventKind::PreToolUse => PRE_TOOL_MATCHERS,
-        _ => POST_TOOL_MATCHERS,
-    }
-}
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
     let cm = cm_command(&input.cm_command);
@@ -90,17 +84,10 @@ fn mcp_edit(cm: &str) -> ConfigEdit {
 
 fn agent_edit(cm: &str) -> ConfigEdit {
     let hooks = EVENTS.iter().fold(JsonObject::new(), |hooks, event| {
-        let command = hook_command(cm, ADAPTER_ID, event.cli);
-        let entries: Vec<Value> = matchers(event.kind)
-            .iter()
-            .map(|matcher| {
-                JsonObject::new()
-                    .put("matcher", *matcher)
-                    .put("command", command.as_str())
-                    .into()
-            })
-            .collect();
-        hooks.put(event.name, Value::Array(entries))
+        let entry = JsonObject::new()
+            .put("matcher", MATCHER)
+            .put("command", hook_command(cm, ADAPTER_ID, event.cli));
+        hooks.put(event.name, Value::Array(vec![entry.into()]))
     });
     let resources = [
         "file://AGENTS.md",
@@ -210,24 +197,14 @@ mod tests {
         let hooks = agent["hooks"].as_object().unwrap();
         let events: Vec<&str> = hooks.keys().map(String::as_str).collect();
         assert_eq!(events, ["preToolUse", "postToolUse"]);
-        let pre: Vec<&str> = hooks["preToolUse"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["matcher"].as_str().unwrap())
-            .collect();
-        assert_eq!(pre, ["execute_bash", "shell", "fs_read", "read"]);
-        for matcher in pre.iter().chain(&["*"]) {
-            assert!(
-                !matcher.contains(['|', '(', '^', '$']),
-                "Kiro matchers are globs: {matcher}"
-            );
+        for event in ["preToolUse", "postToolUse"] {
+            assert_eq!(hooks[event].as_array().unwrap().len(), 1, "{event}");
+            assert_eq!(hooks[event][0]["matcher"], "*", "{event}");
         }
         assert_eq!(
             hooks["preToolUse"][0]["command"],
             r#""/Users/Jane Doe/cm" hook kiro pretooluse"#
         );
-        assert_eq!(hooks["postToolUse"][0]["matcher"], "*");
         assert_eq!(
             hooks["postToolUse"][0]["command"],
             r#""/Users/Jane Doe/cm" hook kiro posttooluse"#
