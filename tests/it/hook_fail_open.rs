@@ -95,7 +95,9 @@ fn unknown_platform() {
     );
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(
-        log[0].contains("unknown platform \"no-such-agent\"; known: claude-code"),
+        log[0].contains("unknown platform \"no-such-agent\"; known: ")
+            && log[0].contains("claude-code")
+            && log[0].contains("gemini-cli"),
         "{log:?}"
     );
 }
