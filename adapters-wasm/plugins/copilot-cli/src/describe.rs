@@ -15,9 +15,22 @@
 //!   honoured (1.0.4); MCP tools are named `<server>-<tool>` (`github-mcp-server-search_code`);
 //!   subprocesses get `COPILOT_CLI=1` (0.0.421).
 //!
-//! **Unverified**: the MCP `clientInfo.name` (reference: "GitHub Copilot CLI" /
-//! "copilot-cli"; the binary does not show it in plain text), and how a server name
-//! with characters outside `[A-Za-z0-9_-]` is spelled in a tool name (taken as `_`).
+//! - the real 1.0.102 client, driven by the `e2e-cli` helper (a probe hook dumping
+//!   stdin, a scripted model recording what reached it): the camelCase payloads above
+//!   (`toolArgs` an object), hooks in `~/.copilot/hooks/*.json` with the `command` key,
+//!   hook env `COPILOT_CLI=1` and `COPILOT_PROJECT_DIR=<cwd>`; a deny reason reaches
+//!   the model ("Denied by preToolUse hook: <reason>"); `modifiedArgs` replaces the
+//!   arguments; postToolUse `modifiedResult {resultType, textResultForLlm}` replaces
+//!   the result the model gets (bash and MCP tools alike: the reference's "cannot
+//!   modify output" is outdated) and `additionalContext` is appended to it;
+//!   sessionStart and userPromptSubmitted context reach the model; MCP tools are
+//!   `context-mode-ctx_execute`; the MCP client names itself `copilot-cli` (in
+//!   `_meta` of every request: the 2026-07-28 stateless protocol).
+//!
+//! **Unverified**: preToolUse `additionalContext` and "ask" against the real client
+//! (changelog only); `toolArgs` as a JSON string (older releases, per the issue); how a
+//! server name with characters outside `[A-Za-z0-9_-]` is spelled in a tool name
+//! (taken as `_`); the other client names kept from the reference.
 
 use crate::ADAPTER_ID;
 use context_mode_sdk::adapter::{Capabilities, Descriptor};
@@ -42,8 +55,10 @@ pub fn ctx_tool_name(server: &str, tool: &str) -> String {
 
 /// `COPILOT_HOME` moves `~/.copilot` (hooks, MCP config, instructions).
 pub const ENV_HOME: &str = "COPILOT_HOME";
-/// Set to `1` in every process Copilot CLI starts (changelog 0.0.421).
+/// Set to `1` in every process Copilot CLI starts (changelog 0.0.421; seen in hooks).
 pub const ENV_MARKER: &str = "COPILOT_CLI";
+/// Set to the project (the session's working directory) for every hook.
+pub const ENV_PROJECT_DIR: &str = "COPILOT_PROJECT_DIR";
 
 pub const EVENTS: &[HostEvent] = &[
     // Top-level `permissionDecision` allow|deny|ask with `permissionDecisionReason`
@@ -57,13 +72,14 @@ pub const EVENTS: &[HostEvent] = &[
             .union(Capabilities::REWRITE_INPUT)
             .union(Capabilities::INJECT_CONTEXT),
     },
-    // Only after a successful call. The result cannot be replaced by a command hook
-    // (the docs: "SDK programmatic hooks only"); `additionalContext` reaches the model.
+    // Only after a successful call. `modifiedResult` replaces the result (verified on
+    // 1.0.102, although the docs say "SDK programmatic hooks only");
+    // `additionalContext` is appended to it.
     HostEvent {
         cli: "posttooluse",
         name: "postToolUse",
         kind: EventKind::PostToolUse,
-        capabilities: Capabilities::INJECT_CONTEXT,
+        capabilities: Capabilities::INJECT_CONTEXT.union(Capabilities::REWRITE_OUTPUT),
     },
     // A failed call fires this instead of postToolUse; the journal needs it to see
     // errors. Its guidance channel is stderr with exit code 2, which we never use.
@@ -104,7 +120,7 @@ pub fn descriptor() -> Descriptor {
         id: ADAPTER_ID.to_owned(),
         display_name: "GitHub Copilot CLI".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        client_names: strings(&["GitHub Copilot CLI", "copilot-cli", "github-copilot-cli"]),
+        client_names: strings(&["copilot-cli", "GitHub Copilot CLI", "github-copilot-cli"]),
         env_markers: strings(&[ENV_MARKER]),
         // Files context-mode writes (or `copilot mcp add` does), never the bare
         // `~/.copilot` a co-installed but unused Copilot CLI leaves behind.
@@ -113,7 +129,7 @@ pub fn descriptor() -> Descriptor {
             "{env:COPILOT_HOME|~/.copilot}/hooks/context-mode.json",
         ]),
         events: event_bindings(EVENTS),
-        env_vars: strings(&[ENV_HOME]),
+        env_vars: strings(&[ENV_HOME, ENV_PROJECT_DIR]),
     }
 }
 
@@ -129,7 +145,8 @@ mod tests {
         assert_eq!(d.display_name, "GitHub Copilot CLI");
         assert!(d.client_names.iter().any(|n| n == "GitHub Copilot CLI"));
         assert_eq!(d.env_markers, ["COPILOT_CLI"]);
-        assert_eq!(d.env_vars, ["COPILOT_HOME"]);
+        assert_eq!(d.env_vars, ["COPILOT_HOME", "COPILOT_PROJECT_DIR"]);
+        assert_eq!(d.client_names[0], "copilot-cli");
         assert!(
             d.file_markers
                 .iter()
@@ -165,12 +182,11 @@ mod tests {
         assert!(
             pre.contains(Capabilities::BLOCK | Capabilities::ASK | Capabilities::REWRITE_INPUT)
         );
-        assert!(
-            d.events
-                .iter()
-                .all(|e| !e.capabilities.contains(Capabilities::REWRITE_OUTPUT))
+        assert!(!pre.contains(Capabilities::REWRITE_OUTPUT));
+        assert_eq!(
+            d.events[1].capabilities,
+            Capabilities::INJECT_CONTEXT | Capabilities::REWRITE_OUTPUT
         );
-        assert_eq!(d.events[1].capabilities, Capabilities::INJECT_CONTEXT);
         assert!(d.events[2].capabilities.is_empty());
         assert_eq!(
             event_by_cli_name(EVENTS, "PreToolUse").map(|e| e.name),

@@ -2,7 +2,7 @@
 //!
 //! Hooks registered under camelCase event names (what setup writes) get camelCase
 //! payloads (GitHub's hooks reference): every event `sessionId`, `timestamp` (ms),
-//! `cwd`; preToolUse `toolName` + `toolArgs`; postToolUse adds `toolResult`
+//! `cwd` (the project, unless the hook's `COPILOT_PROJECT_DIR` names one); preToolUse `toolName` + `toolArgs`; postToolUse adds `toolResult`
 //! `{resultType, textResultForLlm}`; postToolUseFailure adds `error`;
 //! userPromptSubmitted `prompt`; sessionStart `source` (`startup|resume|new`) and
 //! `initialPrompt`; preCompact and agentStop `transcriptPath`, preCompact `trigger`.
@@ -17,10 +17,10 @@ use context_mode_sdk::json::{first_str, get_str, get_u64, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::{
     CTX_TOOLS, EventKind, NormalizedEvent, ToolCall, ToolKind, ToolResult, build_tool_call,
-    pid_session_id, session_source, tool_output,
+    env_value, pid_session_id, session_source, tool_output,
 };
 
-use crate::describe::EVENTS;
+use crate::describe::{ENV_PROJECT_DIR, EVENTS};
 use context_mode_sdk::adapter::{ParseError, ParseInput};
 use context_mode_sdk::event_and_payload;
 
@@ -30,7 +30,9 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     let session_id = non_empty(first_str(&payload, &["sessionId", "session_id"]))
         .unwrap_or_else(|| pid_session_id(input.parent_pid));
     let mut normalized = NormalizedEvent {
-        project_dir: non_empty(get_str(&payload, "cwd")),
+        project_dir: env_value(&input.env, ENV_PROJECT_DIR)
+            .map(str::to_owned)
+            .or_else(|| non_empty(get_str(&payload, "cwd"))),
         transcript_path: non_empty(first_str(&payload, &["transcriptPath", "transcript_path"])),
         ..NormalizedEvent::new(event.kind, &input.native_event, session_id)
     };
@@ -225,6 +227,12 @@ mod tests {
         .unwrap();
         assert_eq!(event.session_id, SESSION);
         assert_eq!(event.project_dir.as_deref(), Some("/home/dev/app"));
+        let mut with_env = input("pretooluse", &common(r#""toolName":"bash","toolArgs":{}"#));
+        with_env.env = vec![("COPILOT_PROJECT_DIR".into(), "/proj".into())];
+        assert_eq!(
+            parse(&with_env).unwrap().project_dir.as_deref(),
+            Some("/proj")
+        );
     }
 
     #[test]

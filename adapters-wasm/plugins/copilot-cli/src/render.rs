@@ -4,8 +4,10 @@
 //! `hookSpecificOutput` envelope (reference 000; GitHub's hooks reference):
 //! preToolUse `permissionDecision` (`allow|deny|ask`), `permissionDecisionReason`
 //! (shown to the agent: what a redirect needs), `modifiedArgs` (the complete
-//! substitute arguments), `additionalContext`; postToolUse, userPromptSubmitted and
-//! sessionStart `additionalContext`. Every reply exits 0; `{}` is "no opinion" (the
+//! substitute arguments), `additionalContext`; postToolUse `modifiedResult`
+//! (`{resultType: "success", textResultForLlm}`, what the model gets instead of the
+//! result) and `additionalContext`; userPromptSubmitted and sessionStart
+//! `additionalContext`. All of it seen working on 1.0.102 but preToolUse's context. Every reply exits 0; `{}` is "no opinion" (the
 //! docs accept empty output too, but 1.0.57 turned preToolUse hook *errors* into
 //! denials, so the reply is always a parseable object).
 
@@ -22,9 +24,8 @@ const NOTHING: &str = "{}";
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => pre_tool_use(reply),
-        EventKind::PostToolUse | EventKind::UserPrompt | EventKind::SessionStart => {
-            context_only(reply)
-        }
+        EventKind::PostToolUse => post_tool_use(reply),
+        EventKind::UserPrompt | EventKind::SessionStart => context_only(reply),
         EventKind::PreCompact | EventKind::Stop => NOTHING.to_owned(),
     };
     Rendered {
@@ -82,6 +83,25 @@ fn modified_args(reply: &Reply) -> Option<Value> {
         }
     }
     updated
+}
+
+/// postToolUseFailure takes no JSON answer; postToolUse may replace the result.
+fn post_tool_use(reply: &Reply) -> String {
+    if reply
+        .native_event
+        .eq_ignore_ascii_case("posttoolusefailure")
+    {
+        return NOTHING.to_owned();
+    }
+    let modified = reply.updated_output.as_deref().map(|text| {
+        JsonObject::new()
+            .put("resultType", "success")
+            .put("textResultForLlm", text)
+    });
+    JsonObject::new()
+        .put_opt("modifiedResult", modified)
+        .put_opt("additionalContext", non_blank(&reply.additional_context))
+        .to_compact()
 }
 
 fn context_only(reply: &Reply) -> String {
@@ -176,11 +196,18 @@ mod tests {
     }
 
     #[test]
-    fn context_is_top_level_and_output_is_never_replaced() {
+    fn context_is_top_level_and_output_is_a_modified_result() {
         let mut post = reply(EventKind::PostToolUse, "posttooluse", Verdict::NoOpinion);
         post.additional_context = Some("indexed".into());
-        post.updated_output = Some("replacement".into());
+        post.updated_output = Some("3 matching chunks".into());
+        assert_eq!(
+            out(&post),
+            r#"{"modifiedResult":{"resultType":"success","textResultForLlm":"3 matching chunks"},"additionalContext":"indexed"}"#
+        );
+        post.updated_output = None;
         assert_eq!(out(&post), r#"{"additionalContext":"indexed"}"#);
+        post.native_event = "posttoolusefailure".into();
+        assert_eq!(out(&post), "{}");
         let mut start = reply(EventKind::SessionStart, "sessionstart", Verdict::NoOpinion);
         start.additional_context = Some("state".into());
         assert_eq!(out(&start), r#"{"additionalContext":"state"}"#);

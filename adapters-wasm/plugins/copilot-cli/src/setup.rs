@@ -4,14 +4,16 @@
 //!
 //! - hooks: `hooks/context-mode.json`, a file of our own (Copilot CLI loads every
 //!   `*.json` in that folder, changelog 0.0.422): `"version": 1` and, per camelCase
-//!   event, one flat `{type: "command", bash, powershell}` entry (GitHub's hooks
-//!   reference: "one of bash/powershell"; `command` is only an alias since 1.0.2). No
-//!   `matcher`: every tool's call feeds the journal, and our own tools pass untouched;
+//!   event, one flat `{type: "command", command}` entry. GitHub's hooks reference
+//!   documents `bash` / `powershell`; `command` is their cross-platform alias since
+//!   1.0.2, and the key seen firing on the real 1.0.102. No `matcher`: every tool's
+//!   call feeds the journal, and our own tools pass untouched;
 //! - MCP server: `mcp-config.json` `mcpServers.context-mode` =
 //!   `{type: "local", command, args: ["serve"], tools: ["*"]}` (GitHub's "Adding MCP
-//!   servers" page), with `CONTEXT_MODE_PLATFORM=copilot-cli` in its `env`: Copilot CLI
-//!   hands a server only `PATH` and the variables its entry names, and its MCP client
-//!   name is unverified, so the server is told which host it serves;
+//!   servers" page; seen working on 1.0.102), with `CONTEXT_MODE_PLATFORM=copilot-cli`
+//!   in its `env`: the docs say Copilot CLI hands a server only `PATH` and the
+//!   variables its entry names, and its client name travels only in the stateless
+//!   protocol's `_meta`, so the server is told which host it serves;
 //! - instructions (optional): `copilot-instructions.md` in the Copilot home (every
 //!   project) or `{project}/.github/copilot-instructions.md` (this project), both read
 //!   by Copilot CLI (its runtime names "Home copilot-instructions.md").
@@ -41,26 +43,11 @@ pub fn plan(input: &SetupInput) -> SetupPlan {
     }
 }
 
-/// The hook command for PowerShell: a bare word runs as is, a quoted path needs the
-/// call operator (single quotes, `'` doubled).
-fn powershell_command(cm: &str, event: &str) -> String {
-    let safe = cm
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:\\".contains(c));
-    let program = if safe {
-        cm.to_owned()
-    } else {
-        format!("& '{}'", cm.replace('\'', "''"))
-    };
-    format!("{program} hook {ADAPTER_ID} {event}")
-}
-
 fn hooks_edit(cm: &str) -> ConfigEdit {
     let hooks = EVENTS.iter().fold(JsonObject::new(), |hooks, event| {
         let entry = JsonObject::new()
             .put("type", "command")
-            .put("bash", hook_command(cm, ADAPTER_ID, event.cli))
-            .put("powershell", powershell_command(cm, event.cli));
+            .put("command", hook_command(cm, ADAPTER_ID, event.cli));
         hooks.put(event.name, Value::Array(vec![entry.into()]))
     });
     let document = JsonObject::new().put("version", 1).put("hooks", hooks);
@@ -192,40 +179,23 @@ mod tests {
         let entry = hooks["preToolUse"][0].as_object().unwrap();
         assert_eq!(entry["type"], "command");
         assert_eq!(
-            entry["bash"],
+            entry["command"],
             "/usr/local/bin/cm hook copilot-cli pretooluse"
         );
+        assert_eq!(entry.len(), 2, "{entry:?}");
         assert_eq!(
-            entry["powershell"],
-            "/usr/local/bin/cm hook copilot-cli pretooluse"
-        );
-        assert!(entry.get("matcher").is_none() && entry.get("hooks").is_none());
-        assert_eq!(
-            hooks["agentStop"][0]["bash"],
+            hooks["agentStop"][0]["command"],
             "/usr/local/bin/cm hook copilot-cli stop"
         );
     }
 
     #[test]
-    fn paths_with_spaces_are_quoted_for_each_shell() {
+    fn paths_with_spaces_are_quoted_for_the_shell() {
         let plan = plan(&input("/Users/Jane Doe/cm", None));
         let doc = parse_object(&plan.edits[0].content).unwrap();
-        let entry = &doc["hooks"]["sessionStart"][0];
         assert_eq!(
-            entry["bash"],
+            doc["hooks"]["sessionStart"][0]["command"],
             r#""/Users/Jane Doe/cm" hook copilot-cli sessionstart"#
-        );
-        assert_eq!(
-            entry["powershell"],
-            "& '/Users/Jane Doe/cm' hook copilot-cli sessionstart"
-        );
-        assert_eq!(
-            powershell_command(r"C:\Tools\cm.exe", "stop"),
-            r"C:\Tools\cm.exe hook copilot-cli stop"
-        );
-        assert_eq!(
-            powershell_command("C:/O'Brien/cm.exe", "stop"),
-            "& 'C:/O''Brien/cm.exe' hook copilot-cli stop"
         );
     }
 

@@ -14,7 +14,15 @@
 //!   is ever replaced; UserPromptSubmit and SessionStart context reach the model;
 //!   Stop and PostToolUseFailure fire too; the MCP client is named
 //!   `qwen-cli-mcp-client-<server>`; an MCP tool is `mcp__<server>__<tool>`, passed
-//!   through `normalizeToolNameForProvider` (below).
+//!   through `normalizeToolNameForProvider` (below);
+//! - the real 0.24.4 client, driven by the `e2e-cli` helper: the payloads (see
+//!   `parse`), hook env `QWEN_PROJECT_DIR` and `QWEN_CODE_SESSION_ID`, the client name
+//!   `qwen-cli-mcp-client-context-mode`, a deny reason reaching the model, SessionStart
+//!   context reaching it, our tools called through Qwen's `tool_call` bridge and still
+//!   hooked under their own `mcp__context-mode__ctx_*` names.
+//!
+//! **Unverified** against the real client: "ask", PostToolUseFailure's payload, and
+//! PreCompact (read from the bundle and its hooks guide only).
 //!
 //! So the capability row here is narrower than the reference's matrix (which says
 //! Qwen can rewrite input and output): block and ask, context after a tool and at
@@ -88,6 +96,8 @@ fn stable_hash(name: &str) -> String {
 /// Set to the project in every command hook's environment (so are
 /// `CLAUDE_PROJECT_DIR` and `GEMINI_PROJECT_DIR`, for copied Claude/Gemini hooks).
 pub const ENV_PROJECT_DIR: &str = "QWEN_PROJECT_DIR";
+/// The session, in every command hook's environment (seen on 0.24.4).
+pub const ENV_SESSION_ID: &str = "QWEN_CODE_SESSION_ID";
 
 pub const EVENTS: &[HostEvent] = &[
     HostEvent {
@@ -144,7 +154,7 @@ pub fn descriptor() -> Descriptor {
         env_markers: strings(&[ENV_PROJECT_DIR]),
         file_markers: strings(&["~/.qwen"]),
         events: event_bindings(EVENTS),
-        env_vars: strings(&[ENV_PROJECT_DIR]),
+        env_vars: strings(&[ENV_PROJECT_DIR, ENV_SESSION_ID]),
     }
 }
 
@@ -161,7 +171,7 @@ mod tests {
         assert_eq!(d.client_names, ["qwen-cli-mcp-client-*"]);
         assert_eq!(d.env_markers, ["QWEN_PROJECT_DIR"]);
         assert_eq!(d.file_markers, ["~/.qwen"]);
-        assert_eq!(d.env_vars, ["QWEN_PROJECT_DIR"]);
+        assert_eq!(d.env_vars, ["QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"]);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use context_mode_sdk::{
     session_source, tool_output,
 };
 
-use crate::describe::{ENV_PROJECT_DIR, EVENTS};
+use crate::describe::{ENV_PROJECT_DIR, ENV_SESSION_ID, EVENTS};
 use context_mode_sdk::adapter::{ParseError, ParseInput};
 use context_mode_sdk::{event_and_payload, event_tool_call};
 
@@ -69,13 +69,15 @@ pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
     Ok(normalized)
 }
 
-/// `session_id`, else the UUID of the transcript file's name, else the parent pid.
+/// `session_id`, else `QWEN_CODE_SESSION_ID`, else the UUID of the transcript file's
+/// name, else the parent pid.
 fn session_id(
     payload: &Map<String, Value>,
     transcript: Option<&str>,
     input: &ParseInput,
 ) -> String {
     non_empty(get_str(payload, "session_id"))
+        .or_else(|| env_value(&input.env, ENV_SESSION_ID).map(str::to_owned))
         .or_else(|| transcript.and_then(session_id_from_transcript))
         .unwrap_or_else(|| pid_session_id(input.parent_pid))
 }
@@ -214,6 +216,9 @@ mod tests {
             SESSION
         );
         assert_eq!(parse(&input("stop", "{}")).unwrap().session_id, "pid-777");
+        let mut env_only = input("stop", "{}");
+        env_only.env = vec![("QWEN_CODE_SESSION_ID".into(), "from-env".into())];
+        assert_eq!(parse(&env_only).unwrap().session_id, "from-env");
         assert_eq!(
             parse(&input("Notification", "{}")).unwrap_err(),
             ParseError::UnknownEvent("Notification".to_owned())
