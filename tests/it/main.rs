@@ -32,6 +32,7 @@ mod policy_chain;
 mod rules_every_path;
 mod search_relevance;
 mod setup_claude_code;
+mod setup_copilot_qwen;
 mod setup_gemini_cursor_codex;
 mod setup_kimi_kiro_agy;
 mod stats_report;
