@@ -32,5 +32,6 @@ mod rules_every_path;
 mod search_relevance;
 mod setup_claude_code;
 mod setup_gemini_cursor_codex;
+mod setup_vscode_jetbrains;
 mod stats_report;
 mod upgrade;
