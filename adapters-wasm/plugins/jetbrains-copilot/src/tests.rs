@@ -1,0 +1,26 @@
+//! Every golden stdin payload under `tests/golden/jetbrains-copilot/` parses into the
+//! event its `<case>.event` names, with the session and project the black-box tests use.
+
+use context_mode_sdk::golden::check_golden_payloads;
+
+use crate::parse::parse;
+use context_mode_sdk::adapter::ParseInput;
+
+#[test]
+fn golden_payloads_parse() {
+    let cases = check_golden_payloads("jetbrains-copilot", |native, stdin| {
+        parse(&ParseInput {
+            native_event: native.to_owned(),
+            stdin: stdin.to_owned(),
+            env: Vec::new(),
+            parent_pid: 1,
+        })
+        .map_err(|e| format!("{e:?}"))
+    });
+    assert!(
+        cases >= 15,
+        "only {cases} golden payloads for jetbrains-copilot"
+    );
+}
+
+context_mode_sdk::generated_parse_test!("jetbrains-copilot");

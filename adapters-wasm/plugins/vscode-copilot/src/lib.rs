@@ -1,0 +1,17 @@
+//! The VS Code Copilot platform adapter: the hook JSON of GitHub Copilot's agent in
+//! VS Code ⇄ context-mode's normalized events and replies, plus the project files that
+//! register context-mode with it. Pure: no file, environment or clock access.
+//!
+//! The wire protocol lives in [`wire`], shared word for word with the JetBrains
+//! Copilot adapter (which includes the same file with `#[path]`): both IDEs run the
+//! same Copilot agent and read the same `.github/hooks/*.json`.
+
+mod describe;
+mod parse;
+mod render;
+mod setup;
+#[cfg(test)]
+mod tests;
+mod wire;
+
+context_mode_sdk::export_adapter!();
