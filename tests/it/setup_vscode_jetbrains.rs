@@ -120,6 +120,35 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// `cm doctor --json --agents <id>` run in the project: (row name, status) of the agent's
+/// rows, sorted.
+fn doctor_rows(sandbox: &Sandbox, id: &str) -> Vec<(String, String)> {
+    let out = sandbox
+        .cm()
+        .args(["doctor", "--json", "--agents", id])
+        .output()
+        .expect("run cm doctor");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+    let mut rows: Vec<(String, String)> = report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|row| {
+            row["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with(&format!("{id} ")))
+        })
+        .map(|row| {
+            (
+                row["name"].as_str().unwrap_or_default().to_owned(),
+                row["status"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
 struct Project {
     sandbox: Sandbox,
     dir: String,
@@ -199,9 +228,23 @@ fn vscode_registers_in_the_project_keeps_the_users_files_and_removes_to_the_same
         [&project.hooks, &project.mcp, &project.instructions].map(|p| read(p))
     );
 
+    // `cm doctor` in the project shows both registrations (ADR 25: project files count).
+    assert_eq!(
+        doctor_rows(&project.sandbox, "vscode-copilot"),
+        [
+            ("vscode-copilot hooks".to_owned(), "PASS".to_owned()),
+            ("vscode-copilot mcp-server".to_owned(), "PASS".to_owned()),
+        ]
+    );
+
     let removed = setup(&project.sandbox, &["--remove"]);
     assert!(removed.contains("removed context-mode from"), "{removed}");
     assert!(!project.hooks.exists());
+    let after = doctor_rows(&project.sandbox, "vscode-copilot");
+    assert!(
+        after.len() == 2 && after.iter().all(|(_, status)| status == "WARN"),
+        "{after:?}"
+    );
     assert_eq!(read(&project.mcp), USER_MCP);
     assert_eq!(read(&project.instructions), USER_INSTRUCTIONS);
     assert_eq!(read(&project.user_hooks), USER_HOOKS);
