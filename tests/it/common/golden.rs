@@ -54,8 +54,8 @@ impl Golden {
 
     /// Runs one case and checks its stderr and exit code against the case's files.
     fn run_case(&self, sandbox: &Sandbox, case: &str) -> Ran {
-        let raw = self.dir().join(format!("{case}.stdin.txt"));
-        if raw.is_file() {
+        if !self.has_json_payload(case) {
+            let raw = self.dir().join(format!("{case}.stdin.txt"));
             let text = std::fs::read_to_string(&raw).expect("read raw stdin");
             let event = self
                 .sidecar(case, "event")
