@@ -1,4 +1,4 @@
-//! The four agent configurations: how each is installed, configured before `cm setup`
+//! The agent configurations: how each is installed, configured before `cm setup`
 //! (the model endpoint, and nothing that `cm setup` should do itself), and run
 //! non-interactively.
 
@@ -13,6 +13,8 @@ pub enum Host {
     Claude,
     Gemini,
     Codex,
+    Copilot,
+    Qwen,
 }
 
 pub struct Agent {
@@ -49,6 +51,28 @@ pub const CODEX: Agent = Agent {
     host: Host::Codex,
 };
 
+/// GitHub Copilot CLI: an npm loader whose optionalDependencies carry the platform's
+/// single-file executable (`@github/copilot-linux-x64`, ~190 MB), which unpacks its
+/// JavaScript into `~/.cache/copilot/pkg` of the HOME it runs in.
+pub const COPILOT: Agent = Agent {
+    package: "@github/copilot",
+    version: "1.0.102",
+    bin: "copilot",
+    host: Host::Copilot,
+};
+/// Qwen Code (a Gemini CLI fork); its package says `engines.node >= 22`, but 0.24.4 runs
+/// on the machine's Node 20 (checked: `--version`, `mcp list` and a headless session).
+pub const QWEN: Agent = Agent {
+    package: "@qwen-code/qwen-code",
+    version: "0.24.4",
+    bin: "qwen",
+    host: Host::Qwen,
+};
+
+/// The model name both OpenAI-compatible clients send (Copilot CLI knows it, so it
+/// configures tool calling and token limits for it).
+const CHAT_MODEL: &str = "gpt-4.1";
+
 impl Agent {
     pub fn label(&self) -> String {
         format!("{}@{}", self.package, self.version)
@@ -59,7 +83,20 @@ impl Agent {
     /// reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
     /// which a one-prompt headless session never has.
     pub fn compacts(&self) -> bool {
-        self.host != Host::Gemini
+        matches!(self.host, Host::Claude | Host::Codex)
+    }
+
+    /// The agent's own MCP listing, run after `cm setup`, and what it prints for a server
+    /// it connected to. Qwen Code's `mcp list` connects to each server (as
+    /// `mcp-test-client`) and prints `✓ context-mode: … - Connected`; Copilot CLI's
+    /// lists the configuration only (`context-mode (local)`), so its connection is shown
+    /// by the session itself (the model is offered the server's tools).
+    pub fn mcp_list(&self) -> Option<(&'static [&'static str], &'static str)> {
+        match self.host {
+            Host::Qwen => Some((&["mcp", "list"], "Connected")),
+            Host::Copilot => Some((&["mcp", "list"], "context-mode")),
+            _ => None,
+        }
     }
 
     /// The id `cm setup --agents` takes.
@@ -68,6 +105,8 @@ impl Agent {
             Host::Claude => "claude-code",
             Host::Gemini => "gemini-cli",
             Host::Codex => "codex",
+            Host::Copilot => "copilot-cli",
+            Host::Qwen => "qwen-code",
         }
     }
 
@@ -108,6 +147,21 @@ impl Agent {
                     project.display()
                 );
                 write(&home.join(".codex/config.toml"), &config);
+            }
+            // Copilot CLI's BYOK provider is configured by environment alone (`apply`).
+            Host::Copilot => {}
+            Host::Qwen => {
+                // The OpenAI-compatible auth type (OPENAI_* variables in `apply`); the
+                // background memory-extraction agent, whose request offers the shell tool
+                // too, and usage statistics off.
+                let settings = serde_json::json!({
+                    "security": {"auth": {"selectedType": "openai"}},
+                    "general": {"enableAutoUpdate": false},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "memory": {"enableManagedAutoMemory": false},
+                    "telemetry": {"enabled": false},
+                });
+                write(&home.join(".qwen/settings.json"), &settings.to_string());
             }
         }
     }
@@ -153,6 +207,26 @@ impl Agent {
                     .arg("--dangerously-bypass-approvals-and-sandbox")
                     .arg(prompt)
                     .env("E2E_MODEL_KEY", "e2e-scripted");
+            }
+            Host::Copilot => {
+                // BYOK: no GitHub authentication; COPILOT_OFFLINE turns off GitHub auth,
+                // telemetry, web tools, the GitHub MCP server and auto-update.
+                command
+                    .args(["-p", prompt, "--allow-all-tools", "--output-format", "json"])
+                    .arg("--no-auto-update")
+                    .env("COPILOT_PROVIDER_BASE_URL", format!("{base}/v1"))
+                    .env("COPILOT_PROVIDER_API_KEY", "sk-e2e-scripted")
+                    .env("COPILOT_MODEL", CHAT_MODEL)
+                    .env("COPILOT_OFFLINE", "true");
+            }
+            Host::Qwen => {
+                command
+                    .args(["--output-format", "stream-json", "--yolo"])
+                    .arg(prompt)
+                    .env("OPENAI_BASE_URL", format!("{base}/v1"))
+                    .env("OPENAI_API_KEY", "sk-e2e-scripted")
+                    .env("OPENAI_MODEL", CHAT_MODEL)
+                    .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
             }
         }
     }

@@ -93,6 +93,31 @@ pub fn hook_replies_check(stdout: &[u8]) -> Check {
     Check { name, failure }
 }
 
+/// The agent's own MCP listing after `cm setup`: a line naming `context-mode` that
+/// contains `expect` (Qwen Code's `Connected`; Copilot CLI lists configuration only).
+pub fn mcp_list_check(
+    bin: &str,
+    args: &[&str],
+    expect: &str,
+    listing: &std::process::Output,
+) -> Check {
+    let name = "the agent's MCP listing shows context-mode";
+    let stdout = String::from_utf8_lossy(&listing.stdout);
+    let found = stdout
+        .lines()
+        .any(|l| l.contains("context-mode") && l.contains(expect));
+    let failure = (!found || !listing.status.success()).then(|| {
+        format!(
+            "`{bin} {}` ({}) has no line with context-mode and {expect:?}: {}{}",
+            args.join(" "),
+            listing.status,
+            excerpt(&stdout),
+            excerpt(&String::from_utf8_lossy(&listing.stderr))
+        )
+    });
+    Check { name, failure }
+}
+
 /// Our state block's line for the session's last request.
 fn carries_state_block(context: &str) -> bool {
     context
@@ -270,10 +295,11 @@ fn ctx_names(names: &BTreeSet<String>) -> String {
     }
 }
 
-/// Tool names in a text: words starting with `mcp` that contain `ctx_`.
+/// Tool names in a text: words starting with `mcp` (or `context-mode-`, Copilot CLI's
+/// prefix) that contain `ctx_`.
 fn mentioned_tools(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .filter(|w| w.starts_with("mcp") && w.contains("ctx_"))
+        .filter(|w| (w.starts_with("mcp") || w.starts_with("context-mode-")) && w.contains("ctx_"))
         .map(str::to_owned)
         .collect()
 }

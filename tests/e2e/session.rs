@@ -9,7 +9,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::agents::{Agent, Host, PROMPT};
-use crate::checks::{Check, checks, compaction_check, excerpt, hook_replies_check};
+use crate::checks::{
+    Check, checks, compaction_check, excerpt, hook_replies_check, mcp_list_check,
+};
 use crate::http::Request;
 use crate::model::{self, Provider};
 use crate::script;
@@ -68,6 +70,13 @@ pub fn run(agent: &Agent) -> Session {
         String::from_utf8_lossy(&setup.stderr)
     );
 
+    let listed = agent.mcp_list().map(|(args, expect)| {
+        let listing = capture(
+            plain(&mut Command::new(&executable), &home, &project, &base).args(args),
+        );
+        (args, expect, listing)
+    });
+
     let started = Instant::now();
     let run = |prompt: &str, resume: Option<&str>| {
         let mut command = Command::new(&executable);
@@ -98,6 +107,9 @@ pub fn run(agent: &Agent) -> Session {
     }
     if agent.host == Host::Claude {
         checks.push(hook_replies_check(&output.stdout));
+    }
+    if let Some((args, expect, listing)) = listed {
+        checks.push(mcp_list_check(agent.bin, args, expect, &listing));
     }
     drop(dir);
     Session {
