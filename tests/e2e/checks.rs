@@ -118,6 +118,32 @@ pub fn mcp_list_check(
     Check { name, failure }
 }
 
+/// The agent's own session output says our server connected: Qwen Code's stream-json
+/// `system`/`init` line (`mcp_servers: [{"name": "context-mode", "status":
+/// "connected"}]`), Copilot CLI's JSONL `session.mcp_server_status_changed` event
+/// (`serverName: "context-mode", status: "connected"`).
+pub fn session_mcp_check(stdout: &[u8]) -> Check {
+    let name = "the agent's session output reports context-mode connected";
+    let connected = |v: &serde_json::Value| v["status"] == "connected";
+    let found = String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .any(|v| {
+            let qwen = v["type"] == "system"
+                && v["mcp_servers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|s| s["name"] == "context-mode" && connected(s));
+            let copilot = v["type"] == "session.mcp_server_status_changed"
+                && v["data"]["serverName"] == "context-mode"
+                && connected(&v["data"]);
+            qwen || copilot
+        });
+    let failure = (!found).then(|| "no line of the agent's output says so".to_owned());
+    Check { name, failure }
+}
+
 /// Our state block's line for the session's last request.
 fn carries_state_block(context: &str) -> bool {
     context

@@ -95,7 +95,9 @@ fn answer(request: &Request, fixture_url: &str) -> Reply {
         Turn::Text(script::COMPACT_SUMMARY.to_owned())
     } else if script::shell_tool(&exchange).is_some() {
         let answer = script::answer(&exchange, fixture_url);
-        if answer.compact_next {
+        // Neither OpenAI-compatible client's compaction is asserted, and both refuse a
+        // prompt past their model's window (Qwen Code: "Context is too large to send").
+        if answer.compact_next && provider != Provider::Chat {
             tokens = COMPACTION_TRIGGER_TOKENS;
         }
         answer.turn

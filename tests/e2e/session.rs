@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::agents::{Agent, Host, PROMPT};
 use crate::checks::{
-    Check, checks, compaction_check, excerpt, hook_replies_check, mcp_list_check,
+    Check, checks, compaction_check, excerpt, hook_replies_check, mcp_list_check, session_mcp_check,
 };
 use crate::http::Request;
 use crate::model::{self, Provider};
@@ -49,7 +49,13 @@ pub fn run(agent: &Agent) -> Session {
         &project,
         &base,
     ));
-    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    // The first line: Copilot CLI adds "Run 'copilot update' to check for updates."
+    let version = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
     println!("e2e: {} reports version {version:?}", agent.label());
 
     agent.configure(&home, &project, &base);
@@ -71,9 +77,8 @@ pub fn run(agent: &Agent) -> Session {
     );
 
     let listed = agent.mcp_list().map(|(args, expect)| {
-        let listing = capture(
-            plain(&mut Command::new(&executable), &home, &project, &base).args(args),
-        );
+        let listing =
+            capture(plain(&mut Command::new(&executable), &home, &project, &base).args(args));
         (args, expect, listing)
     });
 
@@ -110,6 +115,7 @@ pub fn run(agent: &Agent) -> Session {
     }
     if let Some((args, expect, listing)) = listed {
         checks.push(mcp_list_check(agent.bin, args, expect, &listing));
+        checks.push(session_mcp_check(&output.stdout));
     }
     drop(dir);
     Session {

@@ -71,19 +71,21 @@ pub fn read(body: &Value) -> Exchange {
     exchange
 }
 
-/// The `- "name": "description"` entries after Qwen Code's deferred-tools sentence, up to
-/// the end of its reminder.
+/// The `- "name": "description"` entries after each of Qwen Code's deferred-tools
+/// sentences (one reminder for its own deferred tools, one for MCP servers'), up to the
+/// end of that reminder.
 fn deferred_names(context: &str) -> Vec<String> {
-    let Some(at) = context.find(DEFERRED_HEADER) else {
-        return Vec::new();
-    };
-    context[at..]
-        .lines()
-        .skip(1)
-        .take_while(|line| !line.contains("</system-reminder>"))
-        .filter_map(|line| line.trim().strip_prefix("- \""))
-        .filter_map(|rest| rest.split_once("\":"))
-        .map(|(name, _)| name.to_owned())
+    context
+        .match_indices(DEFERRED_HEADER)
+        .flat_map(|(at, _)| {
+            context[at..]
+                .lines()
+                .skip(1)
+                .take_while(|line| !line.contains("</system-reminder>"))
+                .filter_map(|line| line.trim().strip_prefix("- \""))
+                .filter_map(|rest| rest.split_once("\":"))
+                .map(|(name, _)| name.to_owned())
+        })
         .collect()
 }
 
