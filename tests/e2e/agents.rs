@@ -89,8 +89,8 @@ impl Agent {
     /// The agent's own MCP listing, run after `cm setup`, and what it prints for a server
     /// it connected to. Qwen Code's `mcp list` connects to each server (as
     /// `mcp-test-client`) and prints `✓ context-mode: … - Connected`; Copilot CLI's
-    /// lists the configuration only (`context-mode (local)`), so its connection is shown
-    /// by the session itself (the model is offered the server's tools).
+    /// lists the configuration only (`context-mode (local)`); its connection shows in the
+    /// session's own output (`checks::session_mcp_check`).
     pub fn mcp_list(&self) -> Option<(&'static [&'static str], &'static str)> {
         match self.host {
             Host::Qwen => Some((&["mcp", "list"], "Connected")),
@@ -151,9 +151,10 @@ impl Agent {
             // Copilot CLI's BYOK provider is configured by environment alone (`apply`).
             Host::Copilot => {}
             Host::Qwen => {
-                // The OpenAI-compatible auth type (OPENAI_* variables in `apply`); the
-                // background memory-extraction agent, whose request offers the shell tool
-                // too, and usage statistics off.
+                // The OpenAI-compatible auth type (OPENAI_* variables in `apply`). Off:
+                // updates, usage statistics (sent to an aliyuncs.com host otherwise), and
+                // the background memory-extraction agent, whose requests offer the shell
+                // tool too and would look like the main loop.
                 let settings = serde_json::json!({
                     "security": {"auth": {"selectedType": "openai"}},
                     "general": {"enableAutoUpdate": false},
