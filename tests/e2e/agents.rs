@@ -79,11 +79,20 @@ impl Agent {
     }
 
     /// Whether the test can make the agent compact non-interactively (ADR 23): Claude
-    /// Code with `-p /compact` on the resumed session, Codex on the usage the model
-    /// reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
+    /// Code and Copilot CLI with `-p /compact` on the resumed session, Codex on the
+    /// usage the model reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
     /// which a one-prompt headless session never has.
     pub fn compacts(&self) -> bool {
-        matches!(self.host, Host::Claude | Host::Codex)
+        matches!(self.host, Host::Claude | Host::Codex | Host::Copilot)
+    }
+
+    /// Compacts through `/compact` as the prompt of a resumed session (`--resume`), the
+    /// next resumed run showing what the model gets: Claude Code, and Copilot CLI, whose
+    /// `--resume=<id> -p /compact` fires preCompact (`trigger: "manual"`) and asks the
+    /// model for a "detailed summary of the conversation so far", and whose next
+    /// resumed run fires sessionStart with `source: "resume"`.
+    pub fn compacts_on_resume(&self) -> bool {
+        matches!(self.host, Host::Claude | Host::Copilot)
     }
 
     /// The agent's own MCP listing, run after `cm setup`, and what it prints for a server
@@ -169,7 +178,7 @@ impl Agent {
 
     /// The agent's arguments and variables for a non-interactive run on `prompt`, every
     /// tool allowed (applied after the harness cleared the environment).
-    /// `resume` continues an earlier session (Claude Code's `--resume <session id>`).
+    /// `resume` continues an earlier session (`--resume <session id>`).
     pub fn apply(&self, command: &mut Command, base: &str, prompt: &str, resume: Option<&str>) {
         match self.host {
             Host::Claude => {
@@ -210,11 +219,22 @@ impl Agent {
                     .env("E2E_MODEL_KEY", "e2e-scripted");
             }
             Host::Copilot => {
+                // `--resume` takes an optional value, so only in its `=` form.
+                if let Some(session) = resume {
+                    command.arg(format!("--resume={session}"));
+                }
+                // JSONL output (the session id, the MCP status events), except for
+                // `/compact`: with `--output-format json` 1.0.102 finishes the compaction
+                // in a second and then waits 60 s before exiting ("a waited send timed
+                // out after 60000ms … the event poll loop may be wedged"), in text mode
+                // it exits at once.
+                command.args(["-p", prompt, "--allow-all-tools", "--no-auto-update"]);
+                if prompt != "/compact" {
+                    command.args(["--output-format", "json"]);
+                }
                 // BYOK: no GitHub authentication; COPILOT_OFFLINE turns off GitHub auth,
                 // telemetry, web tools, the GitHub MCP server and auto-update.
                 command
-                    .args(["-p", prompt, "--allow-all-tools", "--output-format", "json"])
-                    .arg("--no-auto-update")
                     .env("COPILOT_PROVIDER_BASE_URL", format!("{base}/v1"))
                     .env("COPILOT_PROVIDER_API_KEY", "sk-e2e-scripted")
                     .env("COPILOT_MODEL", CHAT_MODEL)

@@ -91,9 +91,10 @@ pub fn run(agent: &Agent) -> Session {
     };
     let mut output = run(PROMPT, None);
     let took = started.elapsed();
-    if agent.host == Host::Claude {
-        // Claude Code does not compact on its own within a `-p` turn; `/compact` on the
-        // resumed session does, and the next resumed run shows what the model gets.
+    if agent.compacts_on_resume() {
+        // Claude Code and Copilot CLI do not compact on their own within a `-p` turn;
+        // `/compact` on the resumed session does, and the next resumed run shows what
+        // the model gets.
         let id = session_id(&output.stdout);
         for (label, prompt) in [
             ("/compact", "/compact"),
@@ -155,12 +156,18 @@ fn plain<'a>(command: &'a mut Command, home: &Path, project: &Path, base: &str) 
         .env("no_proxy", "127.0.0.1,localhost")
 }
 
-/// The first `session_id` of a stream-json output.
+/// The first `session_id` of a stream-json output (Claude Code), or `sessionId` of a
+/// JSONL line (Copilot CLI's closing `result`).
 fn session_id(stdout: &[u8]) -> Option<String> {
     String::from_utf8_lossy(stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find_map(|v| v["session_id"].as_str().map(str::to_owned))
+        .find_map(|v| {
+            v["session_id"]
+                .as_str()
+                .or_else(|| v["sessionId"].as_str())
+                .map(str::to_owned)
+        })
 }
 
 /// Runs to completion (stdin closed), stopped at `AGENT_RUN_LIMIT`.
