@@ -31,6 +31,7 @@ mod policy_chain;
 mod rules_every_path;
 mod search_relevance;
 mod setup_claude_code;
+mod setup_copilot_qwen;
 mod setup_gemini_cursor_codex;
 mod stats_report;
 mod upgrade;
