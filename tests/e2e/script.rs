@@ -43,8 +43,8 @@ pub const COMPACT_SUMMARY: &str = "cm-e2e compaction summary: nothing else to ke
 
 /// The tools that load deferred tools by `select:<names>`: Claude Code's, Qwen Code's.
 const SEARCH_TOOLS: &[&str] = &["ToolSearch", "tool_search"];
-/// Qwen Code's bridge that runs a deferred tool (`{"name": …, "arguments": {…}}`); its
-/// deferred tools are never declared to the model, so they are only ever called this way.
+/// Qwen Code's bridge that runs a deferred tool (`{"name": …, "arguments": {…}}`), the way
+/// its reminder says to call one (its deferred tools are never declared to the model).
 const BRIDGE_TOOL: &str = "tool_call";
 
 /// Shell tools by host, and how each takes its command.
@@ -160,9 +160,8 @@ fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
         if deferred && search_tool(exchange).is_some() && !done(REDIRECT_LOAD) {
             return tool_search(REDIRECT_LOAD, exchange, &[&name]);
         }
-        if deferred && exchange.offers(BRIDGE_TOOL).is_some() {
-            return bridged(REDIRECT, &name, exchange, args);
-        }
+        // Literally, even where the tool stays undeclared: Qwen Code 0.24.4 runs a
+        // deferred tool called by its name too (steps 3–5 take its `tool_call` bridge).
         return Turn::call(REDIRECT, &name, exchange, args);
     }
     Turn::Text(DONE.to_owned())
