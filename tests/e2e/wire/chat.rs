@@ -140,3 +140,56 @@ pub fn render(turn: &Turn, model: &str, stream: bool, prompt_tokens: u64) -> (St
     out += "data: [DONE]\n\n";
     (out, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_gives_its_tools_calls_results_and_deferred_names() {
+        let body = json!({
+            "tools": [{"type": "function", "function": {"name": "run_shell_command",
+                       "parameters": {"type": "object"}}}],
+            "messages": [
+                {"role": "system", "content": "sys"},
+                {"role": "user", "content": [{"type": "text", "text":
+                    "<system-reminder>\nThe following MCP tools became available after startup and are reachable through `tool_search` and `tool_call`.\n\n### MCP servers\n#### context-mode\n- \"mcp__context-mode__ctx_execute\": \"Run code\"\n</system-reminder>"}]},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "e2e_shell",
+                    "type": "function", "function": {"name": "run_shell_command", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "e2e_shell",
+                 "content": [{"type": "text", "text": "redirected to x"}]},
+            ],
+        });
+        let exchange = read(&body);
+        assert_eq!(exchange.offered[0].name, "run_shell_command");
+        assert_eq!(exchange.deferred, ["mcp__context-mode__ctx_execute"]);
+        let call = exchange.call("e2e_shell").expect("the call");
+        assert_eq!(call.result.as_deref(), Some("redirected to x"));
+        assert!(exchange.context.starts_with("sys\n"));
+    }
+
+    #[test]
+    fn a_streamed_call_is_one_delta_a_finish_reason_the_usage_and_done() {
+        let turn = Turn::Call {
+            id: "e2e_execute".to_owned(),
+            name: "context-mode-ctx_execute".to_owned(),
+            namespace: None,
+            args: json!({"language": "shell"}),
+        };
+        let (body, sse) = render(&turn, "gpt-4.1", true, 1200);
+        assert!(sse);
+        let events: Vec<Value> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| *d != "[DONE]")
+            .map(|d| serde_json::from_str(d).expect("json"))
+            .collect();
+        assert_eq!(events.len(), 3);
+        let call = &events[0]["choices"][0]["delta"]["tool_calls"][0];
+        assert_eq!(call["function"]["name"], "context-mode-ctx_execute");
+        assert_eq!(call["function"]["arguments"], r#"{"language":"shell"}"#);
+        assert_eq!(events[1]["choices"][0]["finish_reason"], "tool_calls");
+        assert_eq!(events[2]["usage"]["prompt_tokens"], 1200);
+        assert!(body.ends_with("data: [DONE]\n\n"));
+    }
+}
