@@ -1,4 +1,4 @@
-//! The four agent configurations: how each is installed, configured before `cm setup`
+//! The agent configurations: how each is installed, configured before `cm setup`
 //! (the model endpoint, and nothing that `cm setup` should do itself), and run
 //! non-interactively.
 
@@ -13,6 +13,8 @@ pub enum Host {
     Claude,
     Gemini,
     Codex,
+    Copilot,
+    Qwen,
 }
 
 pub struct Agent {
@@ -49,17 +51,61 @@ pub const CODEX: Agent = Agent {
     host: Host::Codex,
 };
 
+/// GitHub Copilot CLI: an npm loader whose optionalDependencies carry the platform's
+/// single-file executable (`@github/copilot-linux-x64`, ~190 MB), which unpacks its
+/// JavaScript into `~/.cache/copilot/pkg` of the HOME it runs in.
+pub const COPILOT: Agent = Agent {
+    package: "@github/copilot",
+    version: "1.0.102",
+    bin: "copilot",
+    host: Host::Copilot,
+};
+/// Qwen Code (a Gemini CLI fork); its package says `engines.node >= 22`, but 0.24.4 runs
+/// on the machine's Node 20 (checked: `--version`, `mcp list` and a headless session).
+pub const QWEN: Agent = Agent {
+    package: "@qwen-code/qwen-code",
+    version: "0.24.4",
+    bin: "qwen",
+    host: Host::Qwen,
+};
+
+/// The model name both OpenAI-compatible clients send (Copilot CLI knows it, so it
+/// configures tool calling and token limits for it).
+const CHAT_MODEL: &str = "gpt-4.1";
+
 impl Agent {
     pub fn label(&self) -> String {
         format!("{}@{}", self.package, self.version)
     }
 
     /// Whether the test can make the agent compact non-interactively (ADR 23): Claude
-    /// Code with `-p /compact` on the resumed session, Codex on the usage the model
-    /// reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
+    /// Code and Copilot CLI with `-p /compact` on the resumed session, Codex on the
+    /// usage the model reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
     /// which a one-prompt headless session never has.
     pub fn compacts(&self) -> bool {
-        self.host != Host::Gemini
+        matches!(self.host, Host::Claude | Host::Codex | Host::Copilot)
+    }
+
+    /// Compacts through `/compact` as the prompt of a resumed session (`--resume`), the
+    /// next resumed run showing what the model gets: Claude Code, and Copilot CLI, whose
+    /// `--resume=<id> -p /compact` fires preCompact (`trigger: "manual"`) and asks the
+    /// model for a "detailed summary of the conversation so far", and whose next
+    /// resumed run fires sessionStart with `source: "resume"`.
+    pub fn compacts_on_resume(&self) -> bool {
+        matches!(self.host, Host::Claude | Host::Copilot)
+    }
+
+    /// The agent's own MCP listing, run after `cm setup`, and what it prints for a server
+    /// it connected to. Qwen Code's `mcp list` connects to each server (as
+    /// `mcp-test-client`) and prints `✓ context-mode: … - Connected`; Copilot CLI's
+    /// lists the configuration only (`context-mode (local)`); its connection shows in the
+    /// session's own output (`checks::session_mcp_check`).
+    pub fn mcp_list(&self) -> Option<(&'static [&'static str], &'static str)> {
+        match self.host {
+            Host::Qwen => Some((&["mcp", "list"], "Connected")),
+            Host::Copilot => Some((&["mcp", "list"], "context-mode")),
+            _ => None,
+        }
     }
 
     /// The id `cm setup --agents` takes.
@@ -68,6 +114,8 @@ impl Agent {
             Host::Claude => "claude-code",
             Host::Gemini => "gemini-cli",
             Host::Codex => "codex",
+            Host::Copilot => "copilot-cli",
+            Host::Qwen => "qwen-code",
         }
     }
 
@@ -109,12 +157,28 @@ impl Agent {
                 );
                 write(&home.join(".codex/config.toml"), &config);
             }
+            // Copilot CLI's BYOK provider is configured by environment alone (`apply`).
+            Host::Copilot => {}
+            Host::Qwen => {
+                // The OpenAI-compatible auth type (OPENAI_* variables in `apply`). Off:
+                // updates, usage statistics (sent to an aliyuncs.com host otherwise), and
+                // the background memory-extraction agent, whose requests offer the shell
+                // tool too and would look like the main loop.
+                let settings = serde_json::json!({
+                    "security": {"auth": {"selectedType": "openai"}},
+                    "general": {"enableAutoUpdate": false},
+                    "privacy": {"usageStatisticsEnabled": false},
+                    "memory": {"enableManagedAutoMemory": false},
+                    "telemetry": {"enabled": false},
+                });
+                write(&home.join(".qwen/settings.json"), &settings.to_string());
+            }
         }
     }
 
     /// The agent's arguments and variables for a non-interactive run on `prompt`, every
     /// tool allowed (applied after the harness cleared the environment).
-    /// `resume` continues an earlier session (Claude Code's `--resume <session id>`).
+    /// `resume` continues an earlier session (`--resume <session id>`).
     pub fn apply(&self, command: &mut Command, base: &str, prompt: &str, resume: Option<&str>) {
         match self.host {
             Host::Claude => {
@@ -153,6 +217,37 @@ impl Agent {
                     .arg("--dangerously-bypass-approvals-and-sandbox")
                     .arg(prompt)
                     .env("E2E_MODEL_KEY", "e2e-scripted");
+            }
+            Host::Copilot => {
+                // `--resume` takes an optional value, so only in its `=` form.
+                if let Some(session) = resume {
+                    command.arg(format!("--resume={session}"));
+                }
+                // JSONL output (the session id, the MCP status events), except for
+                // `/compact`: with `--output-format json` 1.0.102 finishes the compaction
+                // in a second and then waits 60 s before exiting ("a waited send timed
+                // out after 60000ms … the event poll loop may be wedged"), in text mode
+                // it exits at once.
+                command.args(["-p", prompt, "--allow-all-tools", "--no-auto-update"]);
+                if prompt != "/compact" {
+                    command.args(["--output-format", "json"]);
+                }
+                // BYOK: no GitHub authentication; COPILOT_OFFLINE turns off GitHub auth,
+                // telemetry, web tools, the GitHub MCP server and auto-update.
+                command
+                    .env("COPILOT_PROVIDER_BASE_URL", format!("{base}/v1"))
+                    .env("COPILOT_PROVIDER_API_KEY", "sk-e2e-scripted")
+                    .env("COPILOT_MODEL", CHAT_MODEL)
+                    .env("COPILOT_OFFLINE", "true");
+            }
+            Host::Qwen => {
+                command
+                    .args(["--output-format", "stream-json", "--yolo"])
+                    .arg(prompt)
+                    .env("OPENAI_BASE_URL", format!("{base}/v1"))
+                    .env("OPENAI_API_KEY", "sk-e2e-scripted")
+                    .env("OPENAI_MODEL", CHAT_MODEL)
+                    .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
             }
         }
     }

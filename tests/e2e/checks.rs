@@ -93,6 +93,57 @@ pub fn hook_replies_check(stdout: &[u8]) -> Check {
     Check { name, failure }
 }
 
+/// The agent's own MCP listing after `cm setup`: a line naming `context-mode` that
+/// contains `expect` (Qwen Code's `Connected`; Copilot CLI lists configuration only).
+pub fn mcp_list_check(
+    bin: &str,
+    args: &[&str],
+    expect: &str,
+    listing: &std::process::Output,
+) -> Check {
+    let name = "the agent's MCP listing shows context-mode";
+    let stdout = String::from_utf8_lossy(&listing.stdout);
+    let found = stdout
+        .lines()
+        .any(|l| l.contains("context-mode") && l.contains(expect));
+    let failure = (!found || !listing.status.success()).then(|| {
+        format!(
+            "`{bin} {}` ({}) has no line with context-mode and {expect:?}: {}{}",
+            args.join(" "),
+            listing.status,
+            excerpt(&stdout),
+            excerpt(&String::from_utf8_lossy(&listing.stderr))
+        )
+    });
+    Check { name, failure }
+}
+
+/// The agent's own session output says our server connected: Qwen Code's stream-json
+/// `system`/`init` line (`mcp_servers: [{"name": "context-mode", "status":
+/// "connected"}]`), Copilot CLI's JSONL `session.mcp_server_status_changed` event
+/// (`serverName: "context-mode", status: "connected"`).
+pub fn session_mcp_check(stdout: &[u8]) -> Check {
+    let name = "the agent's session output reports context-mode connected";
+    let connected = |v: &serde_json::Value| v["status"] == "connected";
+    let found = String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .any(|v| {
+            let qwen = v["type"] == "system"
+                && v["mcp_servers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|s| s["name"] == "context-mode" && connected(s));
+            let copilot = v["type"] == "session.mcp_server_status_changed"
+                && v["data"]["serverName"] == "context-mode"
+                && connected(&v["data"]);
+            qwen || copilot
+        });
+    let failure = (!found).then(|| "no line of the agent's output says so".to_owned());
+    Check { name, failure }
+}
+
 /// Our state block's line for the session's last request.
 fn carries_state_block(context: &str) -> bool {
     context
@@ -270,10 +321,11 @@ fn ctx_names(names: &BTreeSet<String>) -> String {
     }
 }
 
-/// Tool names in a text: words starting with `mcp` that contain `ctx_`.
+/// Tool names in a text: words starting with `mcp` (or `context-mode-`, Copilot CLI's
+/// prefix) that contain `ctx_`.
 fn mentioned_tools(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .filter(|w| w.starts_with("mcp") && w.contains("ctx_"))
+        .filter(|w| (w.starts_with("mcp") || w.starts_with("context-mode-")) && w.contains("ctx_"))
         .map(str::to_owned)
         .collect()
 }

@@ -1,7 +1,8 @@
 //! Real agents driving `cm` end to end: Claude Code (a line that sends MCP tools inline
-//! and one that defers them behind ToolSearch), Gemini CLI and Codex, each installed
-//! from npm into a cache outside the clone, set up with `cm setup`, and run
-//! non-interactively against a scripted model server on 127.0.0.1 (ADR 23).
+//! and one that defers them behind ToolSearch), Gemini CLI, Codex, GitHub Copilot CLI
+//! and Qwen Code, each installed from npm into a cache outside the clone, set up with
+//! `cm setup`, and run non-interactively against a scripted model server on 127.0.0.1
+//! (ADR 23).
 
 mod agents;
 #[path = "../support/cache_dir.rs"]
@@ -34,4 +35,14 @@ fn gemini_cli_0_61_0() {
 #[test]
 fn codex_0_171_0() {
     session::run(&agents::CODEX).assert_all();
+}
+
+#[test]
+fn copilot_cli_1_0_102() {
+    session::run(&agents::COPILOT).assert_all();
+}
+
+#[test]
+fn qwen_code_0_24_4() {
+    session::run(&agents::QWEN).assert_all();
 }

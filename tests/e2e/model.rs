@@ -20,6 +20,8 @@ pub enum Provider {
     Anthropic,
     Gemini,
     Responses,
+    /// OpenAI Chat Completions: Copilot CLI (BYOK) and Qwen Code.
+    Chat,
 }
 
 impl Provider {
@@ -33,6 +35,8 @@ impl Provider {
             Some(Provider::Gemini)
         } else if path.ends_with("/responses") {
             Some(Provider::Responses)
+        } else if path.ends_with("/chat/completions") {
+            Some(Provider::Chat)
         } else {
             None
         }
@@ -44,6 +48,7 @@ impl Provider {
             Provider::Anthropic => wire::anthropic::read(body),
             Provider::Gemini => wire::gemini::read(body),
             Provider::Responses => wire::responses::read(body),
+            Provider::Chat => wire::chat::read(body),
         }
     }
 }
@@ -90,7 +95,9 @@ fn answer(request: &Request, fixture_url: &str) -> Reply {
         Turn::Text(script::COMPACT_SUMMARY.to_owned())
     } else if script::shell_tool(&exchange).is_some() {
         let answer = script::answer(&exchange, fixture_url);
-        if answer.compact_next {
+        // Neither OpenAI-compatible client's compaction is asserted, and both refuse a
+        // prompt past their model's window (Qwen Code: "Context is too large to send").
+        if answer.compact_next && provider != Provider::Chat {
             tokens = COMPACTION_TRIGGER_TOKENS;
         }
         answer.turn
@@ -110,6 +117,10 @@ fn answer(request: &Request, fixture_url: &str) -> Reply {
         }
         Provider::Gemini => sse_or_json(wire::gemini::render(&turn, stream, tokens)),
         Provider::Responses => Reply::sse(wire::responses::render(&turn, tokens)),
+        Provider::Chat => {
+            let model = body["model"].as_str().unwrap_or("gpt-4.1");
+            sse_or_json(wire::chat::render(&turn, model, stream, tokens))
+        }
     }
 }
 

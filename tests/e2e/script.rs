@@ -4,11 +4,12 @@
 //! requests. The steps, in order:
 //! 1. the agent's own shell tool runs `curl` against this server (the hook should
 //!    redirect it);
-//! 2. when `ctx_*` tools are only listed as deferred, ToolSearch loads them, as a model
-//!    would;
+//! 2. when `ctx_*` tools are only listed as deferred, the agent's tool search loads them,
+//!    as a model would (Claude Code's `ToolSearch`, Qwen Code's `tool_search`);
 //! 3. `ctx_execute` under the name offered, 4. `ctx_index`, 5. `ctx_search`;
 //! 6. the tool named in the redirect text of step 1 is called literally, with the
-//!    arguments the text gives (loaded through ToolSearch first when it is deferred);
+//!    arguments the text gives (loaded through the tool search first when it is
+//!    deferred);
 //! 7. a closing text.
 
 use serde_json::{Value, json};
@@ -40,9 +41,17 @@ pub const AFTER_COMPACTION_PROMPT: &str = "cm-e2e: carry on after the compaction
 /// The summary the scripted model writes when asked to compact.
 pub const COMPACT_SUMMARY: &str = "cm-e2e compaction summary: nothing else to keep.";
 
+/// The tools that load deferred tools by `select:<names>`: Claude Code's, Qwen Code's.
+const SEARCH_TOOLS: &[&str] = &["ToolSearch", "tool_search"];
+/// Qwen Code's bridge that runs a deferred tool (`{"name": …, "arguments": {…}}`), the way
+/// its reminder says to call one (its deferred tools are never declared to the model).
+const BRIDGE_TOOL: &str = "tool_call";
+
 /// Shell tools by host, and how each takes its command.
 const SHELL_TOOLS: &[&str] = &[
     "Bash",
+    // Copilot CLI.
+    "bash",
     "run_shell_command",
     "exec_command",
     "shell_command",
@@ -100,9 +109,7 @@ fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
         return Turn::call(SHELL, shell, exchange, args);
     }
     let wanted = ["ctx_execute", "ctx_index", "ctx_search"];
-    if exchange.ctx_tool("ctx_execute").is_none()
-        && exchange.offers("ToolSearch").is_some()
-        && !done(LOAD)
+    if exchange.ctx_tool("ctx_execute").is_none() && search_tool(exchange).is_some() && !done(LOAD)
     {
         let names: Vec<&str> = wanted
             .iter()
@@ -137,6 +144,11 @@ fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
             let name = offered.name.clone();
             return Turn::call(id, &name, exchange, args);
         }
+        if exchange.offers(BRIDGE_TOOL).is_some()
+            && let Some(name) = exchange.deferred_ctx_tool(tool)
+        {
+            return bridged(id, name, exchange, args);
+        }
     }
     if !done(REDIRECT)
         && let Some((name, args)) = exchange
@@ -144,12 +156,12 @@ fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
             .and_then(|c| c.result.as_deref())
             .and_then(redirect_target)
     {
-        if exchange.offers(&name).is_none()
-            && exchange.offers("ToolSearch").is_some()
-            && !done(REDIRECT_LOAD)
-        {
+        let deferred = exchange.offers(&name).is_none();
+        if deferred && search_tool(exchange).is_some() && !done(REDIRECT_LOAD) {
             return tool_search(REDIRECT_LOAD, exchange, &[&name]);
         }
+        // Literally, even where the tool stays undeclared: Qwen Code 0.24.4 runs a
+        // deferred tool called by its name too (steps 3–5 take its `tool_call` bridge).
         return Turn::call(REDIRECT, &name, exchange, args);
     }
     Turn::Text(DONE.to_owned())
@@ -168,11 +180,28 @@ pub fn is_compaction(exchange: &Exchange) -> bool {
     .any(|sign| text.contains(sign))
 }
 
+fn search_tool(exchange: &Exchange) -> Option<&'static str> {
+    SEARCH_TOOLS
+        .iter()
+        .copied()
+        .find(|name| exchange.offers(name).is_some())
+}
+
+/// A deferred tool run through Qwen Code's bridge.
+fn bridged(id: &str, name: &str, exchange: &Exchange, args: Value) -> Turn {
+    Turn::call(
+        id,
+        BRIDGE_TOOL,
+        exchange,
+        json!({"name": name, "arguments": args}),
+    )
+}
+
 fn tool_search(id: &str, exchange: &Exchange, names: &[&str]) -> Turn {
     let query = format!("select:{}", names.join(","));
     Turn::call(
         id,
-        "ToolSearch",
+        search_tool(exchange).unwrap_or("ToolSearch"),
         exchange,
         json!({"query": query, "max_results": names.len().max(5)}),
     )

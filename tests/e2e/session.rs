@@ -9,7 +9,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::agents::{Agent, Host, PROMPT};
-use crate::checks::{Check, checks, compaction_check, excerpt, hook_replies_check};
+use crate::checks::{
+    Check, checks, compaction_check, excerpt, hook_replies_check, mcp_list_check, session_mcp_check,
+};
 use crate::http::Request;
 use crate::model::{self, Provider};
 use crate::script;
@@ -47,7 +49,13 @@ pub fn run(agent: &Agent) -> Session {
         &project,
         &base,
     ));
-    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    // The first line: Copilot CLI adds "Run 'copilot update' to check for updates."
+    let version = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
     println!("e2e: {} reports version {version:?}", agent.label());
 
     agent.configure(&home, &project, &base);
@@ -68,6 +76,12 @@ pub fn run(agent: &Agent) -> Session {
         String::from_utf8_lossy(&setup.stderr)
     );
 
+    let listed = agent.mcp_list().map(|(args, expect)| {
+        let listing =
+            capture(plain(&mut Command::new(&executable), &home, &project, &base).args(args));
+        (args, expect, listing)
+    });
+
     let started = Instant::now();
     let run = |prompt: &str, resume: Option<&str>| {
         let mut command = Command::new(&executable);
@@ -77,9 +91,10 @@ pub fn run(agent: &Agent) -> Session {
     };
     let mut output = run(PROMPT, None);
     let took = started.elapsed();
-    if agent.host == Host::Claude {
-        // Claude Code does not compact on its own within a `-p` turn; `/compact` on the
-        // resumed session does, and the next resumed run shows what the model gets.
+    if agent.compacts_on_resume() {
+        // Claude Code and Copilot CLI do not compact on their own within a `-p` turn;
+        // `/compact` on the resumed session does, and the next resumed run shows what
+        // the model gets.
         let id = session_id(&output.stdout);
         for (label, prompt) in [
             ("/compact", "/compact"),
@@ -98,6 +113,10 @@ pub fn run(agent: &Agent) -> Session {
     }
     if agent.host == Host::Claude {
         checks.push(hook_replies_check(&output.stdout));
+    }
+    if let Some((args, expect, listing)) = listed {
+        checks.push(mcp_list_check(agent.bin, args, expect, &listing));
+        checks.push(session_mcp_check(&output.stdout));
     }
     drop(dir);
     Session {
@@ -137,12 +156,18 @@ fn plain<'a>(command: &'a mut Command, home: &Path, project: &Path, base: &str) 
         .env("no_proxy", "127.0.0.1,localhost")
 }
 
-/// The first `session_id` of a stream-json output.
+/// The first `session_id` of a stream-json output (Claude Code), or `sessionId` of a
+/// JSONL line (Copilot CLI's closing `result`).
 fn session_id(stdout: &[u8]) -> Option<String> {
     String::from_utf8_lossy(stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find_map(|v| v["session_id"].as_str().map(str::to_owned))
+        .find_map(|v| {
+            v["session_id"]
+                .as_str()
+                .or_else(|| v["sessionId"].as_str())
+                .map(str::to_owned)
+        })
 }
 
 /// Runs to completion (stdin closed), stopped at `AGENT_RUN_LIMIT`.

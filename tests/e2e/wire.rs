@@ -1,8 +1,9 @@
 //! What the scripted model reads from a request and what it answers, independent of the
-//! provider's wire format. `anthropic`, `gemini` and `responses` translate between these
-//! types and the bytes each client sends and expects.
+//! provider's wire format. `anthropic`, `chat`, `gemini` and `responses` translate
+//! between these types and the bytes each client sends and expects.
 
 pub mod anthropic;
+pub mod chat;
 pub mod gemini;
 pub mod responses;
 
@@ -49,7 +50,7 @@ impl Exchange {
         self.offered.iter().find(|o| o.name == name)
     }
 
-    /// The offered tool whose name ends in `_<tool>` (or is `<tool>`), e.g. `ctx_execute`
+    /// The offered tool whose name ends in `_<tool>` or `-<tool>` (or is `<tool>`), e.g. `ctx_execute`
     /// → `mcp__context-mode__ctx_execute`; never `ctx_execute_file` for `ctx_execute`.
     pub fn ctx_tool(&self, tool: &str) -> Option<&Offered> {
         self.offered.iter().find(|o| names_tool(&o.name, tool))
@@ -68,8 +69,10 @@ impl Exchange {
     }
 }
 
+/// `mcp__context-mode__ctx_execute`, `mcp_context-mode_ctx_execute`, Copilot CLI's
+/// `context-mode-ctx_execute`.
 fn names_tool(name: &str, tool: &str) -> bool {
-    name == tool || name.ends_with(&format!("_{tool}"))
+    name == tool || name.ends_with(&format!("_{tool}")) || name.ends_with(&format!("-{tool}"))
 }
 
 /// The model's next turn.
