@@ -8,8 +8,8 @@ live `cm serve`, as an agent session has. Hooks: each host's golden pre-tool-use
 (the cases below that the host has), `.cwasm` cache warm. The rounds are interleaved: each
 round runs `cm --version` (the process floor) and then every host's cases once, the host
 order rotating per round, so the machine's drift hits all alike. Setup: `cm setup --agents
-<every host> --project P --yes` in a fresh HOME per run, the first run on a cold `.cwasm`
-cache, the others warm. Prints markdown tables.
+<every host> --project P --yes` in a fresh HOME per run, cold runs (no `.cwasm` cache)
+alternating with warm ones. `--skip-hooks` measures setup alone. Prints markdown tables.
 """
 
 import argparse
@@ -64,6 +64,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--hosts")
     parser.add_argument("--setup-runs", type=int, default=8)
+    parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--skip-hooks", action="store_true")
     args = parser.parse_args()
     cm = os.path.abspath(args.cm)
     hosts = args.hosts.split(",") if args.hosts else sorted(
@@ -83,73 +85,80 @@ def main():
                    CONTEXT_MODE_PROJECT_DIR=project)
         env.pop("RUST_BACKTRACE", None)
 
-        server = subprocess.Popen([cm, "serve"], env=env, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "bench", "version": "1"}}}
-        server.stdin.write((json.dumps(init) + "\n").encode())
-        server.stdin.flush()
-        server.stdout.readline()
+        if not args.skip_hooks:
+            server = subprocess.Popen([cm, "serve"], env=env, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "bench", "version": "1"}}}
+            server.stdin.write((json.dumps(init) + "\n").encode())
+            server.stdin.flush()
+            server.stdout.readline()
 
-        payloads = {}
-        for host in hosts:
-            for case, event in host_cases(host):
-                text = open(os.path.join(GOLDEN, host, case + ".stdin.json")).read()
-                path = os.path.join(work, f"{host}-{case}.json")
-                with open(path, "w") as f:
-                    f.write(text.replace("__PROJECT__", project))
-                payloads.setdefault(host, []).append((case, event, path))
+            payloads = {}
+            for host in hosts:
+                for case, event in host_cases(host):
+                    text = open(os.path.join(GOLDEN, host, case + ".stdin.json")).read()
+                    path = os.path.join(work, f"{host}-{case}.json")
+                    with open(path, "w") as f:
+                        f.write(text.replace("__PROJECT__", project))
+                    payloads.setdefault(host, []).append((case, event, path))
 
-        # Warm-up: compile every adapter into the cache, settle the page cache.
-        for host, cases in payloads.items():
-            for case, event, path in cases:
-                for _ in range(3):
-                    with open(path, "rb") as stdin:
-                        timed([cm, "hook", host, event], env, stdin)
+            # Warm-up: compile every adapter into the cache, settle the page cache.
+            for host, cases in payloads.items():
+                for case, event, path in cases:
+                    for _ in range(3):
+                        with open(path, "rb") as stdin:
+                            timed([cm, "hook", host, event], env, stdin)
 
-        floor, times = [], {host: [] for host in payloads}
-        order = list(payloads)
-        for round_index in range(args.rounds):
-            floor.append(timed([cm, "--version"], env))
-            rotated = order[round_index % len(order):] + order[:round_index % len(order)]
-            for host in rotated:
-                for case, event, path in payloads[host]:
-                    with open(path, "rb") as stdin:
-                        times[host].append(timed([cm, "hook", host, event], env, stdin))
-        server.stdin.close()
-        server.wait(timeout=10)
+            floor, times = [], {host: [] for host in payloads}
+            order = list(payloads)
+            for round_index in range(args.rounds):
+                floor.append(timed([cm, "--version"], env))
+                rotated = order[round_index % len(order):] + order[:round_index % len(order)]
+                for host in rotated:
+                    for case, event, path in payloads[host]:
+                        with open(path, "rb") as stdin:
+                            times[host].append(timed([cm, "hook", host, event], env, stdin))
+            server.stdin.close()
+            server.wait(timeout=10)
 
-        print(f"### Hooks, whole process, cache warm ({args.rounds} interleaved rounds)\n")
-        print("| host | cases | p50 ms | p90 ms | p50 − floor ms | runs |")
-        print("|---|---|---|---|---|---|")
-        floor_p50 = statistics.median(floor)
-        print(f"| `cm --version` (floor) | – | {floor_p50:.2f} | {p(floor, 0.9):.2f} | 0 | {len(floor)} |")
-        for host in order:
-            t = times[host]
-            names = ", ".join(case for case, _, _ in payloads[host])
-            print(f"| {host} | {names} | {statistics.median(t):.2f} | {p(t, 0.9):.2f} | "
-                  f"{statistics.median(t) - floor_p50:.2f} | {len(t)} |")
+            print(f"### Hooks, whole process, cache warm ({args.rounds} interleaved rounds)\n")
+            print("| host | cases | p50 ms | p90 ms | p50 − floor ms | runs |")
+            print("|---|---|---|---|---|---|")
+            floor_p50 = statistics.median(floor)
+            print(f"| `cm --version` (floor) | – | {floor_p50:.2f} | {p(floor, 0.9):.2f} | 0 | {len(floor)} |")
+            for host in order:
+                t = times[host]
+                names = ", ".join(case for case, _, _ in payloads[host])
+                print(f"| {host} | {names} | {statistics.median(t):.2f} | {p(t, 0.9):.2f} | "
+                      f"{statistics.median(t) - floor_p50:.2f} | {len(t)} |")
 
         agents = ",".join(hosts)
-        setup_times = []
-        for run in range(args.setup_runs):
-            run_home = os.path.join(work, f"setup-home-{run}")
-            run_project = os.path.join(work, f"setup-project-{run}")
-            os.makedirs(run_home)
-            os.makedirs(run_project)
-            run_env = dict(env, HOME=run_home)
-            if run == 0:
-                shutil.rmtree(os.path.join(data, "cache"), ignore_errors=True)
-            setup_times.append(timed([cm, "setup", "--agents", agents, "--project",
-                                      run_project, "--yes"], run_env))
-        warm = setup_times[1:]
+        cold, warm = [], []
+        # Cold and warm runs alternate, so drift hits both; a cold run starts without a
+        # `.cwasm` cache, as the first `cm setup` after installing `cm` does.
+        for run in range(max(args.setup_runs, args.cold_runs)):
+            for is_cold in (True, False):
+                if (is_cold and run >= args.cold_runs) or (not is_cold and run >= args.setup_runs):
+                    continue
+                tag = f"{run}-{'cold' if is_cold else 'warm'}"
+                run_home = os.path.join(work, f"setup-home-{tag}")
+                run_project = os.path.join(work, f"setup-project-{tag}")
+                os.makedirs(run_home)
+                os.makedirs(run_project)
+                run_env = dict(env, HOME=run_home)
+                if is_cold:
+                    shutil.rmtree(os.path.join(data, "cache"), ignore_errors=True)
+                took = timed([cm, "setup", "--agents", agents, "--project", run_project,
+                              "--yes"], run_env)
+                (cold if is_cold else warm).append(took)
         print(f"\n### `cm setup --agents <all {len(hosts)}> --project P --yes`, fresh HOME per run\n")
         print("| cache | p50 ms | max ms | runs |")
         print("|---|---|---|---|")
-        print(f"| cold (first run) | {setup_times[0]:.0f} | {setup_times[0]:.0f} | 1 |")
-        if warm:
-            print(f"| warm | {statistics.median(warm):.0f} | {max(warm):.0f} | {len(warm)} |")
+        for label, values in (("cold (no `.cwasm` cache)", cold), ("warm", warm)):
+            if values:
+                print(f"| {label} | {statistics.median(values):.0f} | {max(values):.0f} | {len(values)} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

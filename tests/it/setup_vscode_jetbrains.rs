@@ -279,6 +279,12 @@ fn jetbrains_writes_the_shared_hooks_and_prints_the_mcp_steps_instead_of_writing
         again.contains("JetBrains Copilot (jetbrains-copilot): no changes"),
         "{again}"
     );
+    // Doctor checks the hooks file in the project; the MCP server it cannot see (the
+    // IDE keeps it), so there is no row for it rather than a false warning.
+    assert_eq!(
+        doctor_rows(&project.sandbox, "jetbrains-copilot"),
+        [("jetbrains-copilot hooks".to_owned(), "PASS".to_owned())]
+    );
 
     // The same project set up for VS Code too: one set of entries serves both IDEs, so
     // neither runs a hook twice.
