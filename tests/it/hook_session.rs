@@ -626,3 +626,60 @@ fn gemini_gets_the_state_block_back_on_the_next_before_agent_once() {
         sandbox.hook_errors()
     );
 }
+
+/// VS Code Copilot fires no SessionStart after a compaction and its UserPromptSubmit
+/// carries no context; its tool results do. The state block saved at PreCompact comes
+/// back on the next PostToolUse, once (ADR 25).
+#[test]
+fn vscode_gets_the_state_block_back_on_the_next_tool_result_once() {
+    let sandbox = Sandbox::new();
+    let vscode = |event: &str, extra: Value| {
+        let mut payload = json!({
+            "timestamp": "2026-12-01T10:00:00.000Z",
+            "cwd": sandbox.project.to_string_lossy(),
+            "sessionId": SESSION,
+            "hookEventName": event,
+            "transcript_path": "",
+        });
+        if let (Some(p), Some(e)) = (payload.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        let out = sandbox.hook(
+            "vscode-copilot",
+            &event.to_ascii_lowercase(),
+            payload.to_string().as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{event}: {out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let terminal = |command: &str, output: &str| {
+        json!({"tool_name": "run_in_terminal", "tool_use_id": "call_1",
+               "tool_input": {"command": command, "explanation": "", "isBackground": false},
+               "tool_response": output})
+    };
+    vscode("SessionStart", json!({"source": "new"}));
+    vscode("UserPromptSubmit", json!({"prompt": LAST_REQUEST}));
+    vscode(
+        "PostToolUse",
+        terminal("cargo test", "test result: FAILED. 3 passed; 1 failed"),
+    );
+    vscode("PreCompact", json!({"trigger": "auto"}));
+    let prompt = vscode("UserPromptSubmit", json!({"prompt": "go on"}));
+    assert!(!prompt.contains("## Session state"), "{prompt}");
+    let context = additional_context(&vscode("PostToolUse", terminal("git status", "clean")))
+        .expect("the state block comes back on the tool result");
+    assert!(context.contains("## Session state"), "{context}");
+    assert!(context.contains("Api.foo"), "the last request: {context}");
+    let again = additional_context(&vscode("PostToolUse", terminal("ls", "src")));
+    assert!(
+        again
+            .as_deref()
+            .is_none_or(|c| !c.contains("## Session state")),
+        "given once: {again:?}"
+    );
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
+}

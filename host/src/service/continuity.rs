@@ -46,10 +46,22 @@ pub fn on_event(
     let can_inject = binding.capabilities.contains(Capabilities::INJECT_CONTEXT);
     let context = match event.kind {
         EventKind::PreToolUse => None,
-        EventKind::PostToolUse | EventKind::Stop => {
+        EventKind::Stop => {
             store.with(log, |store| journal::record(store, event).map(|_| ()));
             None
         }
+        // A block saved at compaction comes back on the first event after it that can
+        // carry it: on VS Code Copilot no SessionStart follows a compaction and its
+        // UserPromptSubmit carries nothing, but a tool result does (ADR 25).
+        EventKind::PostToolUse => store
+            .with(log, |store| {
+                journal::record(store, event)?;
+                if !can_inject {
+                    return Ok(None);
+                }
+                journal::saved_state_context(store, &event.session_id, &descriptor.ctx_tools)
+            })
+            .flatten(),
         EventKind::UserPrompt => store
             .with(log, |store| {
                 journal::record(store, event)?;
