@@ -132,6 +132,16 @@ pub(super) fn run(
             );
             reply.updated_output =
                 continuity::replacement_output(&mut store, &loaded.binding, &event, &log);
+            if !loaded
+                .binding
+                .capabilities
+                .contains(Capabilities::INJECT_CONTEXT)
+                && let Some(text) = reply.additional_context.take()
+                && host_can_inject(&loaded.descriptor)
+                && let Err(err) = session_state::hold_context(root, &event.session_id, &text)
+            {
+                log(&format!("cannot hold context for a later event: {err}"));
+            }
             reply
         }
     };
@@ -289,11 +299,7 @@ fn pre_tool_use(
     let nudge = decision.nudge.clone();
     let expressible = reply::Expressible {
         capabilities: loaded.binding.capabilities,
-        can_hold_context: loaded
-            .descriptor
-            .events
-            .iter()
-            .any(|b| b.capabilities.contains(Capabilities::INJECT_CONTEXT)),
+        can_hold_context: host_can_inject(&loaded.descriptor),
     };
     let shaped = reply::shape(decision, expressible, &loaded.binding.native, tool);
     if let Some(text) = &shaped.held_context
@@ -405,4 +411,13 @@ fn output_of(rendered: Rendered) -> HookOutput {
         stderr: rendered.stderr,
         exit_code: rendered.exit_code,
     }
+}
+
+/// True when some event of the host can add text to the model's context, so context an
+/// event cannot carry is worth holding for it.
+fn host_can_inject(descriptor: &crate::model::Descriptor) -> bool {
+    descriptor
+        .events
+        .iter()
+        .any(|b| b.capabilities.contains(Capabilities::INJECT_CONTEXT))
 }

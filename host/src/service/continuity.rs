@@ -90,9 +90,8 @@ pub fn on_event(
             store
                 .with(log, |store| {
                     journal::record(store, event)?;
-                    if !can_inject {
-                        return Ok(None);
-                    }
+                    // Computed even when this event cannot carry it: the caller holds
+                    // it for the session's next event that can (Kimi Code's prompt).
                     journal::session_start_context(
                         store,
                         &event.session_id,
@@ -107,7 +106,9 @@ pub fn on_event(
                 })
         }
     };
-    context.filter(|text| can_inject && !text.trim().is_empty())
+    context.filter(|text| {
+        (can_inject || event.kind == EventKind::SessionStart) && !text.trim().is_empty()
+    })
 }
 
 /// PostToolUse output replacement (ADR 0006): on an event that can replace tool
