@@ -78,7 +78,13 @@ fn a_large_mcp_result_is_replaced_by_the_parts_matching_the_last_request() {
     );
     assert!(replaced.contains("Parts matching"), "{replaced}");
     assert!(replaced.contains("useDeferredValue"), "{replaced}");
-    assert_eq!(replaced.matches("ctx_search(").count(), 1, "{replaced}");
+    assert_eq!(
+        replaced
+            .matches("More: mcp__context-mode__ctx_search(")
+            .count(),
+        1,
+        "{replaced}"
+    );
 
     // The whole result stays searchable.
     let mut client = sandbox.live_server();

@@ -130,8 +130,13 @@ pub(super) fn run(
                 &event,
                 &log,
             );
-            reply.updated_output =
-                continuity::replacement_output(&mut store, &loaded.binding, &event, &log);
+            reply.updated_output = continuity::replacement_output(
+                &mut store,
+                &loaded.descriptor,
+                &loaded.binding,
+                &event,
+                &log,
+            );
             if !loaded
                 .binding
                 .capabilities

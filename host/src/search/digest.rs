@@ -16,13 +16,15 @@ const INTENT_RESULTS: usize = 5;
 /// Searchable terms listed with indexed output.
 const TERMS_SHOWN: usize = 12;
 
-/// Indexes `text` as `source` and returns the digest the agent reads.
+/// Indexes `text` as `source` and returns the digest the agent reads; `search_tool` is
+/// the name the model knows `ctx_search` by (a hook knows its host's spelling).
 pub fn index_and_digest(
     store: &mut Store,
     source: NewSource<'_>,
     text: &str,
     intent: Option<&str>,
     session_id: &str,
+    search_tool: &str,
 ) -> Result<String, StoreError> {
     let label = source.label.to_string();
     let indexed = index_document(store, source, text, detect_format(text, None))?;
@@ -50,7 +52,7 @@ pub fn index_and_digest(
     let example = terms.first().map(String::as_str).unwrap_or("error");
     let _ = writeln!(
         reply,
-        "More: ctx_search(queries: [\"{example}\"], source: \"{label}\")"
+        "More: {search_tool}(queries: [\"{example}\"], source: \"{label}\")"
     );
     Ok(cap_reply(reply))
 }

@@ -117,6 +117,7 @@ pub fn on_event(
 /// Built-in tools are left alone: see docs/adr/0006-post-tool-use-replacement.md.
 pub fn replacement_output(
     store: &mut HookStore<'_>,
+    descriptor: &Descriptor,
     binding: &EventBinding,
     event: &NormalizedEvent,
     log: &dyn Fn(&str),
@@ -153,6 +154,7 @@ pub fn replacement_output(
             &outcome.output,
             intent.as_deref(),
             &event.session_id,
+            descriptor.ctx_tools.name("ctx_search"),
         )?;
         // The hook kept the rest of the output out: a row of the per-tool table.
         store.record_tool_stats(
