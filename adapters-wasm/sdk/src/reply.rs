@@ -1,7 +1,7 @@
 //! Pieces of a rendered reply that several hosts share.
 
 use crate::adapter::{Reply, Verdict};
-use crate::{EventKind, JsonObject};
+use crate::{EventKind, HostEvent, JsonObject, replied_event};
 
 impl Reply {
     /// A reply with only its event and verdict, every optional part empty.
@@ -31,6 +31,35 @@ pub fn hook_specific_output(specific: JsonObject) -> String {
     JsonObject::new()
         .put("hookSpecificOutput", specific)
         .to_compact()
+}
+
+/// `{"hookEventName": <the host's name for the event answered>}`: how Claude-shaped
+/// replies (Claude Code, Codex, Gemini CLI, Qwen Code, Kimi, VS Code) start their
+/// specific answer.
+pub fn hook_event(events: &'static [HostEvent], reply: &Reply) -> JsonObject {
+    let event = replied_event(events, &reply.native_event, reply.event);
+    JsonObject::new().put("hookEventName", event.name)
+}
+
+/// The reply of an event whose only answer is context:
+/// `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}`, or nothing.
+pub fn context_reply(events: &'static [HostEvent], reply: &Reply) -> Option<String> {
+    let context = non_blank(&reply.additional_context)?;
+    Some(hook_specific_output(
+        hook_event(events, reply).put("additionalContext", context),
+    ))
+}
+
+/// A prompt stopped the Claude way, `{"decision":"block","reason":…}`, for a redirect
+/// or a deny; else the prompt's context, if any.
+pub fn prompt_reply(events: &'static [HostEvent], reply: &Reply) -> Option<String> {
+    if matches!(reply.verdict, Verdict::Redirect | Verdict::Deny) {
+        let blocked = JsonObject::new()
+            .put("decision", "block")
+            .put_opt("reason", non_blank(&reply.reason));
+        return Some(blocked.to_compact());
+    }
+    context_reply(events, reply)
 }
 
 #[cfg(test)]

@@ -4,21 +4,21 @@
 //! exits 0; "nothing to say" is empty stdout. Output is compact JSON with no
 //! trailing newline and a fixed key order.
 
+use context_mode_sdk::reply::{context_reply, hook_event, prompt_reply};
 use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
-use context_mode_sdk::{EventKind, JsonObject, replace_input_field};
+use context_mode_sdk::{EventKind, replace_input_field};
 
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
-use context_mode_sdk::replied_event;
 use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => pre_tool_use(reply),
         EventKind::PostToolUse => post_tool_use(reply),
-        EventKind::UserPrompt => user_prompt(reply),
-        EventKind::SessionStart => context_only(reply),
+        EventKind::UserPrompt => prompt_reply(EVENTS, reply),
+        EventKind::SessionStart => context_reply(EVENTS, reply),
         EventKind::PreCompact | EventKind::Stop => None,
     };
     Rendered {
@@ -46,7 +46,7 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
     if decision.is_none() && updated_input.is_none() && context.is_none() {
         return None;
     }
-    let specific = hook_event(reply)
+    let specific = hook_event(EVENTS, reply)
         .put_opt("permissionDecision", decision)
         .put_opt(
             "permissionDecisionReason",
@@ -92,38 +92,16 @@ fn post_tool_use(reply: &Reply) -> Option<String> {
     if context.is_none() && updated_output.is_none() {
         return None;
     }
-    let specific = hook_event(reply)
+    let specific = hook_event(EVENTS, reply)
         .put_opt("additionalContext", context)
         .put_opt("updatedMCPToolOutput", updated_output);
     Some(hook_specific_output(specific))
 }
 
-fn user_prompt(reply: &Reply) -> Option<String> {
-    if matches!(reply.verdict, Verdict::Redirect | Verdict::Deny) {
-        let blocked = JsonObject::new()
-            .put("decision", "block")
-            .put_opt("reason", non_blank(&reply.reason));
-        return Some(blocked.to_compact());
-    }
-    context_only(reply)
-}
-
-fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_blank(&reply.additional_context)?;
-    Some(hook_specific_output(
-        hook_event(reply).put("additionalContext", context),
-    ))
-}
-
-/// The host's name for the event answered.
-fn hook_event(reply: &Reply) -> JsonObject {
-    let event = replied_event(EVENTS, &reply.native_event, reply.event);
-    JsonObject::new().put("hookEventName", event.name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use context_mode_sdk::replied_event;
     use context_mode_sdk::serde_json::json;
     use context_mode_sdk::{ToolCall, build_tool_call};
 

@@ -4,17 +4,17 @@
 //! Codex rejects `permissionDecision: "allow"` without an input rewrite and
 //! `"ask"` altogether, so letting a call run is saying nothing.
 
+use context_mode_sdk::reply::{context_reply, hook_event};
 use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
-use context_mode_sdk::replied_event;
 use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => pre_tool_use(reply),
-        EventKind::PostToolUse | EventKind::SessionStart => context_only(reply),
+        EventKind::PostToolUse | EventKind::SessionStart => context_reply(EVENTS, reply),
         EventKind::UserPrompt => user_prompt(reply),
         EventKind::PreCompact | EventKind::Stop => None,
     };
@@ -38,7 +38,7 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
     }
     // Codex requires a non-empty reason with a deny; it reaches the model.
     let reason = non_blank(&reply.reason).unwrap_or("denied by context-mode");
-    let specific = hook_event(reply)
+    let specific = hook_event(EVENTS, reply)
         .put("permissionDecision", "deny")
         .put("permissionDecisionReason", reason);
     Some(hook_specific_output(specific))
@@ -54,20 +54,7 @@ fn user_prompt(reply: &Reply) -> Option<String> {
                 .to_compact(),
         );
     }
-    context_only(reply)
-}
-
-fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_blank(&reply.additional_context)?;
-    Some(hook_specific_output(
-        hook_event(reply).put("additionalContext", context),
-    ))
-}
-
-/// The host's name for the event answered.
-fn hook_event(reply: &Reply) -> JsonObject {
-    let event = replied_event(EVENTS, &reply.native_event, reply.event);
-    JsonObject::new().put("hookEventName", event.name)
+    context_reply(EVENTS, reply)
 }
 
 #[cfg(test)]

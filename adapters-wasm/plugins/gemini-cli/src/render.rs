@@ -3,20 +3,20 @@
 //! Gemini CLI parses stdout as JSON on exit code 0; when stdout is empty it parses
 //! stderr instead, so both stay empty for "nothing to say". Every reply exits 0.
 
+use context_mode_sdk::reply::{context_reply, hook_event};
 use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
 use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
-use context_mode_sdk::replied_event;
 use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => before_tool(reply),
         EventKind::PostToolUse | EventKind::SessionStart | EventKind::UserPrompt => {
-            context_only(reply)
+            context_reply(EVENTS, reply)
         }
         EventKind::PreCompact | EventKind::Stop => None,
     };
@@ -42,7 +42,7 @@ fn before_tool(reply: &Reply) -> Option<String> {
         }
         Verdict::Allow | Verdict::NoOpinion => {
             let changed = changed_fields(reply)?;
-            let specific = hook_event(reply).put("tool_input", changed);
+            let specific = hook_event(EVENTS, reply).put("tool_input", changed);
             Some(hook_specific_output(specific))
         }
     }
@@ -70,18 +70,6 @@ fn changed_fields(reply: &Reply) -> Option<JsonObject> {
         }
     }
     (!changed.is_empty()).then_some(changed)
-}
-
-fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_blank(&reply.additional_context)?;
-    let specific = hook_event(reply).put("additionalContext", context);
-    Some(hook_specific_output(specific))
-}
-
-/// The host's name for the event answered.
-fn hook_event(reply: &Reply) -> JsonObject {
-    let event = replied_event(EVENTS, &reply.native_event, reply.event);
-    JsonObject::new().put("hookEventName", event.name)
 }
 
 #[cfg(test)]

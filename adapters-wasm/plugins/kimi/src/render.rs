@@ -10,11 +10,11 @@
 //! Claude-family replies and for the logs. A UserPromptSubmit `message` is appended to
 //! the turn as `<hook_result hook_event="UserPromptSubmit">…</hook_result>`.
 
+use context_mode_sdk::reply::hook_event;
 use context_mode_sdk::{EventKind, JsonObject};
 
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
-use context_mode_sdk::replied_event;
 use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
@@ -44,7 +44,7 @@ fn stops(reply: &Reply) -> bool {
 fn deny(reply: &Reply) -> String {
     let reason = non_blank(&reply.reason).unwrap_or("denied by context-mode");
     hook_specific_output(
-        hook_event(reply)
+        hook_event(EVENTS, reply)
             .put("permissionDecision", "deny")
             .put("permissionDecisionReason", reason),
     )
@@ -56,12 +56,6 @@ fn user_prompt(reply: &Reply) -> Option<String> {
     }
     let context = non_blank(&reply.additional_context)?;
     Some(JsonObject::new().put("message", context).to_compact())
-}
-
-/// The host's name for the event answered.
-fn hook_event(reply: &Reply) -> JsonObject {
-    let event = replied_event(EVENTS, &reply.native_event, reply.event);
-    JsonObject::new().put("hookEventName", event.name)
 }
 
 #[cfg(test)]

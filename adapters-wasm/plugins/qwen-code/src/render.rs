@@ -9,18 +9,18 @@
 //! Qwen drops `updatedInput` and `additionalContext` there, and reads no replacement
 //! output anywhere, so neither is ever rendered.
 
-use context_mode_sdk::{EventKind, JsonObject};
+use context_mode_sdk::EventKind;
+use context_mode_sdk::reply::{context_reply, hook_event, prompt_reply};
 
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
-use context_mode_sdk::replied_event;
 use context_mode_sdk::reply::{hook_specific_output, non_blank};
 
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => pre_tool_use(reply),
-        EventKind::UserPrompt => user_prompt(reply),
-        EventKind::PostToolUse | EventKind::SessionStart => context_only(reply),
+        EventKind::UserPrompt => prompt_reply(EVENTS, reply),
+        EventKind::PostToolUse | EventKind::SessionStart => context_reply(EVENTS, reply),
         EventKind::PreCompact | EventKind::Stop => None,
     };
     Rendered {
@@ -43,39 +43,17 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
         _ => None,
     });
     Some(hook_specific_output(
-        hook_event(reply)
+        hook_event(EVENTS, reply)
             .put("permissionDecision", decision)
             .put_opt("permissionDecisionReason", reason),
     ))
-}
-
-fn user_prompt(reply: &Reply) -> Option<String> {
-    if matches!(reply.verdict, Verdict::Redirect | Verdict::Deny) {
-        let blocked = JsonObject::new()
-            .put("decision", "block")
-            .put_opt("reason", non_blank(&reply.reason));
-        return Some(blocked.to_compact());
-    }
-    context_only(reply)
-}
-
-fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_blank(&reply.additional_context)?;
-    Some(hook_specific_output(
-        hook_event(reply).put("additionalContext", context),
-    ))
-}
-
-/// The host's name for the event answered.
-fn hook_event(reply: &Reply) -> JsonObject {
-    let event = replied_event(EVENTS, &reply.native_event, reply.event);
-    JsonObject::new().put("hookEventName", event.name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use context_mode_sdk::build_tool_call;
+    use context_mode_sdk::replied_event;
     use context_mode_sdk::serde_json::json;
 
     fn reply(event: EventKind, verdict: Verdict) -> Reply {

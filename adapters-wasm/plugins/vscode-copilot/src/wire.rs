@@ -45,6 +45,7 @@ use context_mode_sdk::adapter::{
     Verdict,
 };
 use context_mode_sdk::json::{first_str, get_str, non_empty, to_compact, to_pretty};
+use context_mode_sdk::reply::{context_reply, hook_event};
 use context_mode_sdk::reply::{hook_specific_output, non_blank};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::setup::hook_command;
@@ -52,7 +53,7 @@ use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
 use context_mode_sdk::{
     EventKind, HostEvent, JsonObject, NormalizedEvent, SessionSource, ToolCall, ToolKind,
     ToolResult, build_tool_call, env_value, event_and_payload, input_object, pid_session_id,
-    replace_input_field, replied_event, session_id_from_transcript, session_source, tool_output,
+    replace_input_field, session_id_from_transcript, session_source, tool_output,
 };
 
 /// Claude Code's project variable, which the reference says VS Code sets for hooks too
@@ -248,7 +249,7 @@ fn prompt_text(payload: &Map<String, Value>) -> Option<String> {
 pub fn render(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => pre_tool_use(reply),
-        EventKind::PostToolUse | EventKind::SessionStart => context_only(reply),
+        EventKind::PostToolUse | EventKind::SessionStart => context_reply(EVENTS, reply),
         EventKind::UserPrompt | EventKind::PreCompact | EventKind::Stop => None,
     };
     Rendered {
@@ -277,7 +278,7 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
     if decision.is_none() && updated_input.is_none() && context.is_none() {
         return None;
     }
-    let specific = hook_event(reply)
+    let specific = hook_event(EVENTS, reply)
         .put_opt("permissionDecision", decision)
         .put_opt(
             "permissionDecisionReason",
@@ -313,19 +314,7 @@ fn updated_input(reply: &Reply) -> Option<Value> {
     updated
 }
 
-fn context_only(reply: &Reply) -> Option<String> {
-    let context = non_blank(&reply.additional_context)?;
-    Some(hook_specific_output(
-        hook_event(reply).put("additionalContext", context),
-    ))
-}
-
 /// The IDE's name for the event answered (it skips a reply naming another event).
-fn hook_event(reply: &Reply) -> JsonObject {
-    let event = replied_event(EVENTS, &reply.native_event, reply.event);
-    JsonObject::new().put("hookEventName", event.name)
-}
-
 /// The hooks file, the same for both IDEs: `{"hooks": {"<Event>": [{"type": "command",
 /// "command": "<cm> hook vscode-copilot <event>"}]}}` — VS Code's documented format (no
 /// `matcher`: the IDE ignores matchers and runs every hook on every tool).
