@@ -2,6 +2,7 @@
 //! config, the real `cm`, and the files compared before and after.
 
 use crate::common;
+use crate::common::setup_files::{cm_path, stdout};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -72,20 +73,8 @@ fn json_of(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).expect("valid JSON")
 }
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn cm_path() -> String {
-    Path::new(common::CM)
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
 }
 
 /// Every `command` string in the settings' hooks.

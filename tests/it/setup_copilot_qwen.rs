@@ -5,6 +5,7 @@
 //! large result of another MCP server comes back as a `modifiedResult`.
 
 use crate::common;
+use crate::common::setup_files::{assert_ours_once, cm_path, hook_command, jsonc, read, write};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -91,63 +92,6 @@ fn setup(sandbox: &Sandbox, env: &[(&str, &Path)], args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn jsonc(path: &Path) -> Value {
-    let text = read(path);
-    let parsed = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
-        .unwrap_or_else(|e| panic!("{} is not JSONC: {e}", path.display()));
-    parsed.value.map(Value::from).unwrap_or(Value::Null)
-}
-
-fn cm_path() -> String {
-    Path::new(common::CM)
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
-fn hook_command(agent: &str, event: &str) -> String {
-    let cm = cm_path();
-    let cm = if cm.contains(' ') {
-        format!("\"{cm}\"")
-    } else {
-        cm
-    };
-    format!("{cm} hook {agent} {event}")
-}
-
-/// Every `command` under `hooks.<event>`, flat (Copilot CLI) or grouped (Qwen Code).
-fn commands_of(hooks: &Value, event: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in hooks[event].as_array().into_iter().flatten() {
-        if let Some(command) = entry["command"].as_str() {
-            found.push(command.to_owned());
-        }
-        for hook in entry["hooks"].as_array().into_iter().flatten() {
-            found.push(hook["command"].as_str().unwrap_or_default().to_owned());
-        }
-    }
-    found
-}
-
-fn assert_ours_once(hooks: &Value, event: &str, command: &str) {
-    let commands = commands_of(hooks, event);
-    assert_eq!(
-        commands.iter().filter(|c| *c == command).count(),
-        1,
-        "{event}: {commands:?}"
-    );
 }
 
 /// Applies (already done by the caller), checks a second run changes nothing, removes,

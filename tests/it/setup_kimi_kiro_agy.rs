@@ -6,6 +6,7 @@
 //! reference name (see each adapter's `setup.rs`).
 
 use crate::common;
+use crate::common::setup_files::{assert_serve, hook_command, jsonc, read, stdout, write};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -75,50 +76,6 @@ fn setup(sandbox: &Sandbox, env: &[(&str, &Path)], args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn jsonc(path: &Path) -> Value {
-    let text = read(path);
-    let parsed = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
-        .unwrap_or_else(|e| panic!("{} is not JSONC: {e}", path.display()));
-    parsed.value.map(Value::from).unwrap_or(Value::Null)
-}
-
-fn cm_path() -> String {
-    Path::new(common::CM)
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
-/// `<cm> hook <agent> <event>`, quoted the way a shell needs it.
-fn hook_command(agent: &str, event: &str) -> String {
-    let cm = cm_path();
-    let cm = if cm.contains(' ') {
-        format!("\"{cm}\"")
-    } else {
-        cm
-    };
-    format!("{cm} hook {agent} {event}")
-}
-
-fn assert_serve(server: &Value) {
-    assert_eq!(server["command"], cm_path(), "{server}");
-    assert_eq!(server["args"], json!(["serve"]), "{server}");
 }
 
 /// Applies, checks a second run changes nothing (same bytes), removes, and checks every

@@ -5,6 +5,7 @@
 //! JetBrains' MCP server is a step setup prints, and its hooks are VS Code's file.
 
 use crate::common;
+use crate::common::setup_files::{jsonc, read};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -57,17 +58,6 @@ fn setup(sandbox: &Sandbox, args: &[&str]) -> String {
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     std::fs::write(path, text).expect("write");
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn jsonc(path: &Path) -> Value {
-    let text = read(path);
-    let parsed = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
-        .unwrap_or_else(|e| panic!("{} is not JSONC: {e}", path.display()));
-    parsed.value.map(Value::from).unwrap_or(Value::Null)
 }
 
 fn cm_path() -> String {

@@ -3,6 +3,7 @@
 
 pub mod golden;
 mod plugins;
+pub mod setup_files;
 
 pub use plugins::test_plugin;
 

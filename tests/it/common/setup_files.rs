@@ -1,0 +1,72 @@
+//! Helpers the black-box setup tests share: files, the `cm` path, the hook commands setup
+//! writes, and what a host's config says about our entries.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use super::CM;
+
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn jsonc(path: &Path) -> Value {
+    let text = read(path);
+    let parsed = jsonc_parser::parse_to_ast(&text, &Default::default(), &Default::default())
+        .unwrap_or_else(|e| panic!("{} is not JSONC: {e}", path.display()));
+    parsed.value.map(Value::from).unwrap_or(Value::Null)
+}
+
+pub fn cm_path() -> String {
+    Path::new(CM).canonicalize().unwrap().display().to_string()
+}
+
+/// `<cm> hook <agent> <event>`, quoted the way a shell needs it.
+pub fn hook_command(agent: &str, event: &str) -> String {
+    let cm = cm_path();
+    let cm = if cm.contains(' ') {
+        format!("\"{cm}\"")
+    } else {
+        cm
+    };
+    format!("{cm} hook {agent} {event}")
+}
+
+/// Every `command` under `hooks.<event>`, whether flat (Cursor) or grouped (Gemini, Codex).
+pub fn commands_of(hooks: &Value, event: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in hooks[event].as_array().into_iter().flatten() {
+        if let Some(command) = entry["command"].as_str() {
+            found.push(command.to_owned());
+        }
+        for hook in entry["hooks"].as_array().into_iter().flatten() {
+            found.push(hook["command"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    found
+}
+
+pub fn assert_ours_once(hooks: &Value, event: &str, command: &str) {
+    let commands = commands_of(hooks, event);
+    assert_eq!(
+        commands.iter().filter(|c| *c == command).count(),
+        1,
+        "{event}: {commands:?}"
+    );
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn assert_serve(server: &Value) {
+    assert_eq!(server["command"], cm_path(), "{server}");
+    assert_eq!(server["args"], json!(["serve"]), "{server}");
+}
