@@ -12,6 +12,7 @@
 // The export macros name this crate by its path, also when expanded inside it.
 extern crate self as context_mode_sdk;
 
+pub mod claude_wire;
 pub mod contract;
 pub mod events;
 mod export;

@@ -1,62 +1,17 @@
 //! Claude Code hook stdin → normalized event.
 
-use context_mode_sdk::json::{get_str, get_u64, non_empty};
+use context_mode_sdk::adapter::{ParseError, ParseInput};
+use context_mode_sdk::claude_wire::parse_claude_payload;
+use context_mode_sdk::json::{get_str, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
-use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolResult, env_value, pid_session_id, session_id_from_transcript,
-    session_source, tool_output,
-};
+use context_mode_sdk::{NormalizedEvent, env_value, pid_session_id, session_id_from_transcript};
 
 use crate::describe::{ENV_LEGACY_SESSION_ID, ENV_PROJECT_DIR, ENV_SESSION_ID, EVENTS};
-use context_mode_sdk::adapter::{ParseError, ParseInput};
-use context_mode_sdk::{event_and_payload, event_tool_call};
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let (event, payload) = event_and_payload(EVENTS, input)?;
-
-    let transcript_path = non_empty(get_str(&payload, "transcript_path"));
-    let session_id = session_id(&payload, transcript_path.as_deref(), input);
-    let mut normalized = NormalizedEvent {
-        project_dir: env_value(&input.env, ENV_PROJECT_DIR)
-            .map(str::to_owned)
-            .or_else(|| non_empty(get_str(&payload, "cwd"))),
-        transcript_path,
-        ..NormalizedEvent::new(event.kind, &input.native_event, session_id)
-    };
-
-    match event.kind {
-        EventKind::PreToolUse => {
-            normalized.tool = Some(event_tool_call(&payload, event)?);
-        }
-        EventKind::PostToolUse => {
-            normalized.tool = Some(event_tool_call(&payload, event)?);
-            let mut outcome = tool_result(&payload);
-            if event.cli == "posttoolusefailure" {
-                // The failure's text comes as a top-level `error`, not a tool_response.
-                if let Some(error) = non_empty(get_str(&payload, "error")) {
-                    outcome.output = error;
-                }
-                outcome.is_error = true;
-            }
-            normalized.outcome = Some(outcome);
-        }
-        EventKind::UserPrompt => {
-            let prompt = get_str(&payload, "prompt").ok_or_else(|| {
-                ParseError::BadInput("UserPromptSubmit stdin has no \"prompt\" string".to_owned())
-            })?;
-            normalized.prompt = Some(prompt.to_owned());
-        }
-        EventKind::SessionStart => {
-            normalized.source = Some(session_source(
-                get_str(&payload, "source").unwrap_or_default(),
-            ));
-        }
-        EventKind::PreCompact => {
-            normalized.trigger = non_empty(get_str(&payload, "trigger"));
-        }
-        EventKind::Stop => {}
-    }
-    Ok(normalized)
+    parse_claude_payload(input, EVENTS, ENV_PROJECT_DIR, |payload, transcript| {
+        session_id(payload, transcript, input)
+    })
 }
 
 /// The transcript file's UUID survives `--resume`, so it outranks `session_id`.
@@ -73,22 +28,10 @@ fn session_id(
         .unwrap_or_else(|| pid_session_id(input.parent_pid))
 }
 
-fn tool_result(payload: &Map<String, Value>) -> ToolResult {
-    let response = payload
-        .get("tool_response")
-        .or_else(|| payload.get("tool_output"))
-        .unwrap_or(&Value::Null);
-    tool_output(response).into_result(get_u64(payload, "duration_ms").or_else(|| {
-        response
-            .as_object()
-            .and_then(|object| get_u64(object, "durationMs"))
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use context_mode_sdk::{SessionSource, ToolKind};
+    use context_mode_sdk::{EventKind, SessionSource, ToolKind};
 
     const UUID: &str = "3f2a9c1e-7b4d-4e8a-9c2f-5d6e7f8a9b0c";
 
@@ -287,6 +230,7 @@ mod tests {
 #[cfg(test)]
 mod failure_tests {
     use super::*;
+    use context_mode_sdk::EventKind;
 
     #[test]
     fn a_failed_tool_is_a_post_tool_use_with_its_error_as_output() {

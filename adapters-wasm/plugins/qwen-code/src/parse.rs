@@ -10,63 +10,18 @@
 //! (`startup|resume|clear|compact`); PreCompact `trigger`. The project comes from
 //! `QWEN_PROJECT_DIR`, set for every command hook, then `cwd`.
 
-use context_mode_sdk::json::{get_str, get_u64, non_empty};
+use context_mode_sdk::adapter::{ParseError, ParseInput};
+use context_mode_sdk::claude_wire::parse_claude_payload;
+use context_mode_sdk::json::{get_str, non_empty};
 use context_mode_sdk::serde_json::{Map, Value};
-use context_mode_sdk::{
-    EventKind, NormalizedEvent, ToolResult, env_value, pid_session_id, session_id_from_transcript,
-    session_source, tool_output,
-};
+use context_mode_sdk::{NormalizedEvent, env_value, pid_session_id, session_id_from_transcript};
 
 use crate::describe::{ENV_PROJECT_DIR, ENV_SESSION_ID, EVENTS};
-use context_mode_sdk::adapter::{ParseError, ParseInput};
-use context_mode_sdk::{event_and_payload, event_tool_call};
 
 pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let (event, payload) = event_and_payload(EVENTS, input)?;
-
-    let transcript_path = non_empty(get_str(&payload, "transcript_path"));
-    let session_id = session_id(&payload, transcript_path.as_deref(), input);
-    let mut normalized = NormalizedEvent {
-        project_dir: env_value(&input.env, ENV_PROJECT_DIR)
-            .map(str::to_owned)
-            .or_else(|| non_empty(get_str(&payload, "cwd"))),
-        transcript_path,
-        ..NormalizedEvent::new(event.kind, &input.native_event, session_id)
-    };
-
-    match event.kind {
-        EventKind::PreToolUse => {
-            normalized.tool = Some(event_tool_call(&payload, event)?);
-        }
-        EventKind::PostToolUse => {
-            normalized.tool = Some(event_tool_call(&payload, event)?);
-            let mut outcome = tool_result(&payload);
-            if event.cli == "posttoolusefailure" {
-                // The failure's text comes as a top-level `error`, not a tool_response.
-                if let Some(error) = non_empty(get_str(&payload, "error")) {
-                    outcome.output = error;
-                }
-                outcome.is_error = true;
-            }
-            normalized.outcome = Some(outcome);
-        }
-        EventKind::UserPrompt => {
-            let prompt = get_str(&payload, "prompt").ok_or_else(|| {
-                ParseError::BadInput("UserPromptSubmit stdin has no \"prompt\" string".to_owned())
-            })?;
-            normalized.prompt = Some(prompt.to_owned());
-        }
-        EventKind::SessionStart => {
-            normalized.source = Some(session_source(
-                get_str(&payload, "source").unwrap_or_default(),
-            ));
-        }
-        EventKind::PreCompact => {
-            normalized.trigger = non_empty(get_str(&payload, "trigger"));
-        }
-        EventKind::Stop => {}
-    }
-    Ok(normalized)
+    parse_claude_payload(input, EVENTS, ENV_PROJECT_DIR, |payload, transcript| {
+        session_id(payload, transcript, input)
+    })
 }
 
 /// `session_id`, else `QWEN_CODE_SESSION_ID`, else the UUID of the transcript file's
@@ -80,18 +35,6 @@ fn session_id(
         .or_else(|| env_value(&input.env, ENV_SESSION_ID).map(str::to_owned))
         .or_else(|| transcript.and_then(session_id_from_transcript))
         .unwrap_or_else(|| pid_session_id(input.parent_pid))
-}
-
-fn tool_result(payload: &Map<String, Value>) -> ToolResult {
-    let response = payload
-        .get("tool_response")
-        .or_else(|| payload.get("tool_output"))
-        .unwrap_or(&Value::Null);
-    tool_output(response).into_result(get_u64(payload, "duration_ms").or_else(|| {
-        response
-            .as_object()
-            .and_then(|object| get_u64(object, "durationMs"))
-    }))
 }
 
 #[cfg(test)]
