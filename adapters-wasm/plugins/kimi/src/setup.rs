@@ -19,6 +19,7 @@
 
 use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;
+use context_mode_sdk::setup::toml_string;
 use context_mode_sdk::setup::{cm_command, hook_command, tool_matcher};
 use context_mode_sdk::{EventKind, JsonObject};
 
@@ -129,24 +130,6 @@ fn routing_edit(for_project: bool) -> ConfigEdit {
         ),
         optional: true,
     }
-}
-
-/// A TOML basic string.
-fn toml_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
