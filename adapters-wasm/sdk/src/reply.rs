@@ -1,6 +1,10 @@
 //! Pieces of a rendered reply that several hosts share.
 
+use serde_json::Value;
+
 use crate::adapter::{Reply, Verdict};
+use crate::json::to_compact;
+use crate::tool_call::{COMMAND_KEYS, PROMPT_KEYS, replace_input_field};
 use crate::{EventKind, HostEvent, JsonObject, replied_event};
 
 impl Reply {
@@ -60,6 +64,33 @@ pub fn prompt_reply(events: &'static [HostEvent], reply: &Reply) -> Option<Strin
         return Some(blocked.to_compact());
     }
     context_reply(events, reply)
+}
+
+/// The complete original input with `command` and/or `prompt` replaced, for hosts that
+/// take a whole new input (Claude Code's `updatedInput`, Copilot CLI's `modifiedArgs`,
+/// VS Code's `updatedInput`, which must still match the tool's schema); `None` when the
+/// reply rewrites nothing.
+pub fn updated_input(reply: &Reply) -> Option<Value> {
+    if reply.updated_command.is_none() && reply.updated_prompt.is_none() {
+        return None;
+    }
+    let mut input_json = reply
+        .tool
+        .as_ref()
+        .map(|tool| tool.input_json.clone())
+        .unwrap_or_default();
+    let mut updated = None;
+    for (new_value, keys) in [
+        (&reply.updated_command, COMMAND_KEYS),
+        (&reply.updated_prompt, PROMPT_KEYS),
+    ] {
+        if let Some(new_value) = new_value {
+            let value = replace_input_field(&input_json, keys, new_value);
+            input_json = to_compact(&value);
+            updated = Some(value);
+        }
+    }
+    updated
 }
 
 #[cfg(test)]

@@ -4,10 +4,9 @@
 //! exits 0; "nothing to say" is empty stdout. Output is compact JSON with no
 //! trailing newline and a fixed key order.
 
+use context_mode_sdk::EventKind;
+use context_mode_sdk::reply::updated_input;
 use context_mode_sdk::reply::{context_reply, hook_event, prompt_reply};
-use context_mode_sdk::serde_json::Value;
-use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
-use context_mode_sdk::{EventKind, replace_input_field};
 
 use crate::describe::EVENTS;
 use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
@@ -55,30 +54,6 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
         .put_opt("updatedInput", updated_input)
         .put_opt("additionalContext", context);
     Some(hook_specific_output(specific))
-}
-
-/// The complete original input with `command` and/or `prompt` replaced.
-fn updated_input(reply: &Reply) -> Option<Value> {
-    if reply.updated_command.is_none() && reply.updated_prompt.is_none() {
-        return None;
-    }
-    let mut input_json = reply
-        .tool
-        .as_ref()
-        .map(|tool| tool.input_json.clone())
-        .unwrap_or_default();
-    let mut updated = None;
-    for (new_value, keys) in [
-        (&reply.updated_command, COMMAND_KEYS),
-        (&reply.updated_prompt, PROMPT_KEYS),
-    ] {
-        if let Some(new_value) = new_value {
-            let value = replace_input_field(&input_json, keys, new_value);
-            input_json = context_mode_sdk::json::to_compact(&value);
-            updated = Some(value);
-        }
-    }
-    updated
 }
 
 fn post_tool_use(reply: &Reply) -> Option<String> {

@@ -11,9 +11,8 @@
 //! docs accept empty output too, but 1.0.57 turned preToolUse hook *errors* into
 //! denials, so the reply is always a parseable object).
 
-use context_mode_sdk::serde_json::Value;
-use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
-use context_mode_sdk::{EventKind, JsonObject, replace_input_field};
+use context_mode_sdk::reply::updated_input;
+use context_mode_sdk::{EventKind, JsonObject};
 
 use context_mode_sdk::adapter::{Rendered, Reply, Verdict};
 use context_mode_sdk::reply::non_blank;
@@ -51,7 +50,7 @@ fn pre_tool_use(reply: &Reply) -> String {
     let modified_args = if stops_call {
         None
     } else {
-        modified_args(reply)
+        updated_input(reply)
     };
     JsonObject::new()
         .put_opt("permissionDecision", decision)
@@ -59,30 +58,6 @@ fn pre_tool_use(reply: &Reply) -> String {
         .put_opt("modifiedArgs", modified_args)
         .put_opt("additionalContext", non_blank(&reply.additional_context))
         .to_compact()
-}
-
-/// The complete original arguments with `command` and/or `prompt` replaced.
-fn modified_args(reply: &Reply) -> Option<Value> {
-    if reply.updated_command.is_none() && reply.updated_prompt.is_none() {
-        return None;
-    }
-    let mut input_json = reply
-        .tool
-        .as_ref()
-        .map(|tool| tool.input_json.clone())
-        .unwrap_or_default();
-    let mut updated = None;
-    for (new_value, keys) in [
-        (&reply.updated_command, COMMAND_KEYS),
-        (&reply.updated_prompt, PROMPT_KEYS),
-    ] {
-        if let Some(new_value) = new_value {
-            let value = replace_input_field(&input_json, keys, new_value);
-            input_json = context_mode_sdk::json::to_compact(&value);
-            updated = Some(value);
-        }
-    }
-    updated
 }
 
 /// postToolUseFailure takes no JSON answer; postToolUse may replace the result.

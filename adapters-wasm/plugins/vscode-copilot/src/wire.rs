@@ -44,16 +44,16 @@ use context_mode_sdk::adapter::{
     Capabilities, ConfigEdit, ConfigFormat, EditKind, ParseError, ParseInput, Rendered, Reply,
     Verdict,
 };
-use context_mode_sdk::json::{first_str, get_str, non_empty, to_compact, to_pretty};
+use context_mode_sdk::json::{first_str, get_str, non_empty, to_pretty};
+use context_mode_sdk::reply::updated_input;
 use context_mode_sdk::reply::{context_reply, hook_event};
 use context_mode_sdk::reply::{hook_specific_output, non_blank};
 use context_mode_sdk::serde_json::{Map, Value};
 use context_mode_sdk::setup::hook_command;
-use context_mode_sdk::tool_call::{COMMAND_KEYS, PROMPT_KEYS};
 use context_mode_sdk::{
     EventKind, HostEvent, JsonObject, NormalizedEvent, SessionSource, ToolCall, ToolKind,
     ToolResult, build_tool_call, env_value, event_and_payload, input_object, pid_session_id,
-    replace_input_field, session_id_from_transcript, session_source, tool_output,
+    session_id_from_transcript, session_source, tool_output,
 };
 
 /// Claude Code's project variable, which the reference says VS Code sets for hooks too
@@ -287,31 +287,6 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
         .put_opt("updatedInput", updated_input)
         .put_opt("additionalContext", context);
     Some(hook_specific_output(specific))
-}
-
-/// The complete original input with `command` and/or `prompt` replaced: VS Code ignores
-/// an `updatedInput` that does not match the tool's schema.
-fn updated_input(reply: &Reply) -> Option<Value> {
-    if reply.updated_command.is_none() && reply.updated_prompt.is_none() {
-        return None;
-    }
-    let mut input_json = reply
-        .tool
-        .as_ref()
-        .map(|tool| tool.input_json.clone())
-        .unwrap_or_default();
-    let mut updated = None;
-    for (new_value, keys) in [
-        (&reply.updated_command, COMMAND_KEYS),
-        (&reply.updated_prompt, PROMPT_KEYS),
-    ] {
-        if let Some(new_value) = new_value {
-            let value = replace_input_field(&input_json, keys, new_value);
-            input_json = to_compact(&value);
-            updated = Some(value);
-        }
-    }
-    updated
 }
 
 /// The IDE's name for the event answered (it skips a reply naming another event).
