@@ -1,0 +1,203 @@
+//! Confinement mode (issue 19, ADR 0026) through the real MCP server: with
+//! `CONTEXT_MODE_CONFINE=1`, every bypass of a `Bash(rm *)`-style rule fails to delete
+//! a file outside the project, a write inside it works, a `Read(./.env)` deny holds in
+//! a shell, and the installed runtimes still run; with it off, the same delete works.
+
+use crate::common;
+use crate::sandbox_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{McpClient, Sandbox};
+use sandbox_support::on_path;
+use serde_json::json;
+
+const REFUSED_NOTE: &str = "confinement: writes outside the project";
+
+/// Whether this kernel can enforce confinement (Landlock ABI ≥ 3).
+fn landlock_abi() -> i32 {
+    // SAFETY: landlock_create_ruleset with a null attr and the VERSION flag only
+    // returns the ABI number.
+    unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        ) as i32
+    }
+}
+
+fn server(sandbox: &Sandbox, confine: Option<&str>) -> McpClient {
+    let mut command = sandbox.cm();
+    if let Some(value) = confine {
+        command.env("CONTEXT_MODE_CONFINE", value);
+    }
+    with_toolchains(&mut command);
+    McpClient::spawn(command)
+}
+
+/// rustup finds its toolchains through the real HOME, which the sandbox replaced.
+fn with_toolchains(command: &mut Command) {
+    let real_home = std::env::var_os("HOME").map(PathBuf::from);
+    for (variable, default) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
+        match (std::env::var_os(variable), &real_home) {
+            (Some(value), _) => command.env(variable, value),
+            (None, Some(home)) => command.env(variable, home.join(default)),
+            (None, None) => command,
+        };
+    }
+    if let Some(toolchain) = std::env::var_os("RUSTUP_TOOLCHAIN") {
+        command.env("RUSTUP_TOOLCHAIN", toolchain);
+    }
+}
+
+/// The ways around a `Bash(rm *)` rule the issue lists, each deleting `target`.
+fn bypasses(target: &Path) -> Vec<(&'static str, String, String)> {
+    let t = target.display();
+    let sh = |s: String| ("shell", s);
+    vec![
+        sh(format!("/bin/rm -rf '{t}/a'")),
+        sh(format!("$(echo rm) -rf '{t}/b'")),
+        sh(format!("v=rm; $v -rf '{t}/c'")),
+        sh(format!("bash <<< \"rm -rf '{t}/d'\"")),
+        sh(format!("find '{t}/e' -delete")),
+        sh(format!(
+            "echo \"$(printf '%s' \"rm -rf '{t}/f'\" | base64 -w0)\" | base64 -d | sh"
+        )),
+        (
+            "python",
+            format!("import shutil\nshutil.rmtree('{t}/g')\nprint('removed')"),
+        ),
+    ]
+    .into_iter()
+    .zip(["a", "b", "c", "d", "e", "f", "g"])
+    .map(|((lang, code), name)| (lang, code, name.to_string()))
+    .collect()
+}
+
+fn victim() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["a", "b", "c", "d", "e", "f", "g"] {
+        std::fs::create_dir_all(dir.path().join(name)).expect("mkdir");
+        std::fs::write(dir.path().join(name).join("precious"), "keep").expect("write");
+    }
+    dir
+}
+
+#[test]
+fn with_confinement_on_no_bypass_deletes_outside_the_project() {
+    if landlock_abi() < 3 {
+        eprintln!("skipped: this kernel has no Landlock ABI 3");
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let outside = victim();
+    let mut client = server(&sandbox, Some("1"));
+    for (language, code, name) in bypasses(outside.path()) {
+        let (text, is_error) =
+            client.call_tool("ctx_execute", json!({"language": language, "code": code}));
+        let kept = outside.path().join(&name).join("precious");
+        assert!(kept.exists(), "{language} {code:?} deleted it: {text}");
+        assert!(is_error, "{code:?}: {text}");
+        assert!(text.contains(REFUSED_NOTE), "{code:?}: {text}");
+    }
+    // Inside the project, writes and deletes work.
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "echo made > inside.txt && mkdir -p d && rm -rf d && cat inside.txt"}),
+    );
+    assert!(!is_error, "{text}");
+    assert_eq!(text.trim(), "made");
+    assert!(sandbox.project.join("inside.txt").exists());
+}
+
+#[test]
+fn with_confinement_off_the_same_delete_works() {
+    let sandbox = Sandbox::new();
+    let outside = victim();
+    let mut client = server(&sandbox, None);
+    for (language, code, name) in bypasses(outside.path()) {
+        let (text, is_error) =
+            client.call_tool("ctx_execute", json!({"language": language, "code": code}));
+        assert!(!is_error, "{code:?}: {text}");
+        assert!(!text.contains(REFUSED_NOTE), "{text}");
+        assert!(!outside.path().join(&name).exists(), "{code:?}: {text}");
+    }
+}
+
+#[test]
+fn a_read_deny_rule_holds_in_a_shell_under_confinement() {
+    if landlock_abi() < 3 {
+        eprintln!("skipped: this kernel has no Landlock ABI 3");
+        return;
+    }
+    let sandbox = Sandbox::new();
+    sandbox.write(".env", b"SECRET=hunter2\n");
+    sandbox.write("src/ok.txt", b"visible\n");
+    sandbox.project_permissions(json!({"deny": ["Read(./.env)"]}));
+    let mut client = server(&sandbox, Some("on"));
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "cat .env"}),
+    );
+    assert!(is_error, "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(text.contains("Permission denied"), "{text}");
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "python", "code": "print(open('.env').read())"}),
+    );
+    assert!(is_error && !text.contains("hunter2"), "{text}");
+    // Everything else still reads.
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": "cat src/ok.txt && ls -a | grep -c env && head -c 4 /etc/hostname >/dev/null && echo fine"}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("visible") && text.contains("fine"), "{text}");
+}
+
+/// Hello world in every runtime installed here, confined.
+#[test]
+fn installed_runtimes_run_confined() {
+    if landlock_abi() < 3 {
+        eprintln!("skipped: this kernel has no Landlock ABI 3");
+        return;
+    }
+    let programs: &[(&str, &[&str], &str)] = &[
+        ("shell", &["bash"], "echo hello"),
+        ("python", &["python3", "python"], "print('hello')"),
+        ("javascript", &["node", "bun"], "console.log('hello')"),
+        ("perl", &["perl"], "print \"hello\\n\";"),
+        ("ruby", &["ruby"], "puts 'hello'"),
+        ("php", &["php"], "echo \"hello\\n\";"),
+        ("rust", &["rustc"], "println!(\"hello\");"),
+        ("go", &["go"], "fmt.Println(\"hello\")"),
+        ("r", &["Rscript"], "cat('hello\\n')"),
+        ("elixir", &["elixir"], "IO.puts(\"hello\")"),
+    ];
+    let sandbox = Sandbox::new();
+    sandbox.write("data.txt", b"one\ntwo\nthree\n");
+    let mut client = server(&sandbox, Some("true"));
+    let mut ran = Vec::new();
+    for (language, names, code) in programs {
+        if !names.iter().any(|p| on_path(p)) {
+            continue;
+        }
+        let (text, is_error) =
+            client.call_tool("ctx_execute", json!({"language": language, "code": code}));
+        assert!(!is_error, "{language}: {text}");
+        assert_eq!(text.trim(), "hello", "{language}");
+        ran.push(*language);
+    }
+    // A file-processing call, through ctx_execute_file.
+    let (text, is_error) = client.call_tool(
+        "ctx_execute_file",
+        json!({"path": "data.txt", "language": "python", "code": "print(len(FILE_CONTENT.splitlines()))"}),
+    );
+    assert!(!is_error, "{text}");
+    assert_eq!(text.trim(), "3");
+    assert!(ran.contains(&"shell") && ran.contains(&"python"), "{ran:?}");
+}
