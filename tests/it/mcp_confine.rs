@@ -201,3 +201,86 @@ fn installed_runtimes_run_confined() {
     assert_eq!(text.trim(), "3");
     assert!(ran.contains(&"shell") && ran.contains(&"python"), "{ran:?}");
 }
+
+#[test]
+fn doctor_shows_kernel_support_and_the_switch() {
+    let sandbox = Sandbox::new();
+    let doctor = |confine: Option<&str>| {
+        let mut command = sandbox.cm();
+        command
+            .args(["doctor", "--json"])
+            .env("CONTEXT_MODE_DOCTOR_BUDGET_MS", "20000");
+        if let Some(value) = confine {
+            command.env("CONTEXT_MODE_CONFINE", value);
+        }
+        let output = command.output().expect("cm doctor");
+        let report: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("doctor JSON");
+        report["checks"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["name"] == "confinement"))
+            .cloned()
+            .unwrap_or_else(|| panic!("no confinement row in {report:#}"))
+    };
+    let abi = landlock_abi();
+    let off = doctor(None);
+    let detail = off["detail"].as_str().unwrap_or_default();
+    assert!(detail.starts_with("off ("), "{off}");
+    if abi >= 3 {
+        assert!(
+            detail.contains(&format!("kernel Landlock ABI {abi}: supported")),
+            "{off}"
+        );
+        let on = doctor(Some("1"));
+        assert_eq!(on["status"], "PASS", "{on}");
+        assert!(
+            on["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("on ("),
+            "{on}"
+        );
+    } else {
+        assert_eq!(doctor(Some("1"))["status"], "FAIL");
+    }
+}
+
+#[test]
+fn network_limited_to_listed_ports_refuses_other_connects() {
+    if landlock_abi() < 4 {
+        eprintln!("skipped: this kernel has no Landlock ABI 4");
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let code = format!(
+        "import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=5)\nprint('connected')"
+    );
+    let sandbox = Sandbox::new();
+    for (net, allowed) in [
+        ("off", false),
+        ("9", false),
+        (port.to_string().as_str(), true),
+    ] {
+        let mut command = sandbox.cm();
+        command
+            .env("CONTEXT_MODE_CONFINE", "1")
+            .env("CONTEXT_MODE_CONFINE_NET", net);
+        let mut client = McpClient::spawn(command);
+        let (text, is_error) =
+            client.call_tool("ctx_execute", json!({"language": "python", "code": code}));
+        if allowed {
+            assert!(!is_error && text.contains("connected"), "{net}: {text}");
+        } else {
+            assert!(is_error && !text.contains("connected"), "{net}: {text}");
+            assert!(text.contains("Permission denied"), "{net}: {text}");
+        }
+    }
+    // Network on by default under confinement.
+    let mut command = sandbox.cm();
+    command.env("CONTEXT_MODE_CONFINE", "1");
+    let mut client = McpClient::spawn(command);
+    let (text, is_error) =
+        client.call_tool("ctx_execute", json!({"language": "python", "code": code}));
+    assert!(!is_error && text.contains("connected"), "{text}");
+}
