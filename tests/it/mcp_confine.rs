@@ -284,3 +284,48 @@ fn network_limited_to_listed_ports_refuses_other_connects() {
         client.call_tool("ctx_execute", json!({"language": "python", "code": code}));
     assert!(!is_error && text.contains("connected"), "{text}");
 }
+
+/// The bench of ADR 0026 (`cargo test -p cm --test it mcp_confine::bench -- --ignored
+/// --nocapture`): a trivial shell `ctx_execute` through two servers, confined and not,
+/// calls interleaved so both see the same machine load; prints the p50 and p90 of each.
+#[test]
+#[ignore]
+fn bench_trivial_shell_call_confined_vs_not() {
+    let rounds: usize = std::env::var("CM_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let sandbox = Sandbox::new();
+    let mut off = server(&sandbox, None);
+    let mut on = server(&sandbox, Some("1"));
+    let call = json!({"language": "shell", "code": "echo hi"});
+    for client in [&mut off, &mut on] {
+        for _ in 0..10 {
+            client.call_tool("ctx_execute", call.clone());
+        }
+    }
+    let (mut t_off, mut t_on) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let order: [(&mut McpClient, &mut Vec<f64>); 2] = if round % 2 == 0 {
+            [(&mut off, &mut t_off), (&mut on, &mut t_on)]
+        } else {
+            [(&mut on, &mut t_on), (&mut off, &mut t_off)]
+        };
+        for (client, times) in order {
+            let started = std::time::Instant::now();
+            let (text, is_error) = client.call_tool("ctx_execute", call.clone());
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            assert!(!is_error && text.trim() == "hi", "{text}");
+        }
+    }
+    let pct = |v: &mut Vec<f64>, p: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * p) as usize]
+    };
+    let (off50, off90) = (pct(&mut t_off, 0.5), pct(&mut t_off, 0.9));
+    let (on50, on90) = (pct(&mut t_on, 0.5), pct(&mut t_on, 0.9));
+    println!(
+        "confinement off: p50 {off50:.2} ms, p90 {off90:.2} ms; on: p50 {on50:.2} ms, p90 {on90:.2} ms; overhead p50 {:.2} ms ({rounds} calls each, interleaved)",
+        on50 - off50
+    );
+}
