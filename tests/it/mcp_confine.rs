@@ -103,6 +103,25 @@ fn with_confinement_on_no_bypass_deletes_outside_the_project() {
         assert!(is_error, "{code:?}: {text}");
         assert!(text.contains(REFUSED_NOTE), "{code:?}: {text}");
     }
+    // A batch command and a background run are confined the same way.
+    std::fs::create_dir_all(outside.path().join("h")).expect("mkdir");
+    std::fs::write(outside.path().join("h/precious"), "keep").expect("write");
+    let t = outside.path().display();
+    let (text, _) = client.call_tool(
+        "ctx_batch_execute",
+        json!({"commands": [{"label": "rm", "command": format!("rm -rf '{t}/h'")}]}),
+    );
+    assert!(outside.path().join("h/precious").exists(), "batch: {text}");
+    let (text, _) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "background": true, "timeout": 300,
+               "code": format!("sleep 0.1; rm -rf '{t}/h'; echo tried; sleep 5")}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert!(
+        outside.path().join("h/precious").exists(),
+        "background: {text}"
+    );
     // Inside the project, writes and deletes work.
     let (text, is_error) = client.call_tool(
         "ctx_execute",

@@ -443,6 +443,19 @@ mod tests {
     }
 
     #[test]
+    fn an_unenforceable_confinement_is_one_line_that_says_nothing_ran() {
+        let line = crate::sandbox::SandboxError::Unconfinable(refusal(
+            "Landlock is built into the kernel but not enabled",
+        ))
+        .to_string();
+        assert_eq!(
+            line,
+            "confinement is on (CONTEXT_MODE_CONFINE) but cannot be enforced here: Landlock is built into the kernel but not enabled; nothing was run"
+        );
+        assert!(!line.contains('\n'));
+    }
+
+    #[test]
     fn globs_in_one_component() {
         assert!(glob_match(b".env*", b".env.local"));
         assert!(glob_match(b".env*", b".env"));
