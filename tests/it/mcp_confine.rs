@@ -315,6 +315,11 @@ fn bench_trivial_shell_call_confined_vs_not() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
     let sandbox = Sandbox::new();
+    // CM_BENCH_READ_DENY=1: with a `Read(./.env)` deny, so the ruleset grants around it.
+    if std::env::var_os("CM_BENCH_READ_DENY").is_some() {
+        sandbox.write(".env", b"S=1\n");
+        sandbox.project_permissions(json!({"deny": ["Read(./.env)"]}));
+    }
     let mut off = server(&sandbox, None);
     let mut on = server(&sandbox, Some("1"));
     let call = json!({"language": "shell", "code": "echo hi"});
