@@ -167,9 +167,9 @@ pub fn plan(
     let home = lookup(env, "HOME").map(PathBuf::from);
     let mut write = vec![project.to_path_buf(), work.to_path_buf()];
     for cache in caches {
-        if let Some(path) = cache_path(cache, env, home.as_deref()) {
-            // The runtime would create it itself, which needs a grant on its parent.
-            let _ = std::fs::create_dir_all(&path);
+        // A cache that does not exist yet is not granted (nor created in the user's
+        // home): the runtime's attempt to create it is refused like any other write.
+        if let Some(path) = cache_path(cache, env, home.as_deref()).filter(|p| p.exists()) {
             write.push(path);
         }
     }
