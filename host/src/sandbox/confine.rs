@@ -28,7 +28,7 @@ use landlock::{
 
 use crate::permissions::{self, Effect};
 
-/// Switches confinement on: `1`, `true` or `on` (any case).
+/// Switches confinement on: `1`, `true`, `yes` or `on` (any case; see [`is_on`]).
 pub const CONFINE_ENV: &str = "CONTEXT_MODE_CONFINE";
 /// `off`: no TCP connect or bind; `443,80`: connects only to these TCP ports.
 pub const CONFINE_NET_ENV: &str = "CONTEXT_MODE_CONFINE_NET";
@@ -71,12 +71,11 @@ pub struct Settings {
     pub net: Net,
 }
 
-/// Whether `value` switches confinement on.
+/// Whether `value` switches confinement on: `1`, `true`, `yes`, `on` (any case) do,
+/// `0`, `false`, `no`, `off` and empty do not, and a value [`crate::lenient::flag`]
+/// does not know does (the safe side: never unconfined by a typo).
 pub fn is_on(value: &str) -> bool {
-    matches!(
-        value.trim().to_ascii_lowercase().as_str(),
-        "1" | "true" | "on" | "yes"
-    )
+    crate::lenient::flag(value).unwrap_or(true)
 }
 
 /// The settings from `CONTEXT_MODE_CONFINE` / `CONTEXT_MODE_CONFINE_NET`; `None` = off.
@@ -414,7 +413,8 @@ mod tests {
         for v in ["1", "true", "ON", " on "] {
             assert!(is_on(v), "{v}");
         }
-        for v in ["", "0", "off", "no-thanks"] {
+        assert!(is_on("enabled"), "unknown values confine");
+        for v in ["", "0", "off", "FALSE", "no"] {
             assert!(!is_on(v), "{v}");
         }
         assert_eq!(parse_net(None), Net::On);
