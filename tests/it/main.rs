@@ -19,6 +19,7 @@ mod hook_policy_rewrite;
 mod hook_post_tool_use;
 mod hook_session;
 mod hosts_table;
+mod mcp_confine;
 mod mcp_detection;
 mod mcp_framing;
 mod mcp_knowledge;

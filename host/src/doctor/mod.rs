@@ -12,6 +12,7 @@
 
 mod agents;
 mod cache;
+mod confine;
 mod data_root;
 mod hook_log;
 mod mask;
@@ -240,6 +241,7 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     checks.push(hook_log::check(root_ok.as_deref()));
     checks.extend(settings::checks(&opts.project));
     checks.push(readiness);
+    checks.push(confine::check());
 
     let mut slow_rows: Vec<Option<Vec<Check>>> = vec![None; names.len()];
     while slow_rows.iter().any(Option::is_none) {

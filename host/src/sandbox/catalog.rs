@@ -50,6 +50,11 @@ pub struct RuntimeSpec {
     /// `cm doctor` shows the one that fits this machine.
     #[serde(default)]
     pub install: BTreeMap<String, String>,
+    /// Under confinement (`CONTEXT_MODE_CONFINE`), the caches this runtime may write
+    /// besides the project and its temp dir: `"$GOCACHE|~/.cache/go-build"` takes the
+    /// first alternative that resolves (ADR 0026).
+    #[serde(default)]
+    pub confine_write: Vec<String>,
 }
 
 /// One program that can run the language, in order of preference.

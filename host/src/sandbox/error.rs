@@ -14,6 +14,9 @@ pub enum SandboxError {
     /// The private temp dir or the script file could not be written.
     #[error("could not prepare the script: {0}")]
     Prepare(String),
+    /// Confinement is on and the kernel cannot enforce it (ADR 0026): one line.
+    #[error("{0}")]
+    Unconfinable(String),
     #[error("could not start {program}: {reason}")]
     Spawn { program: String, reason: String },
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::background::{self, BackgroundJob};
+use super::confine;
 use super::detect::{ResolvedRuntime, Runtimes};
 use super::env;
 use super::error::SandboxError;
@@ -29,6 +30,8 @@ pub struct Sandbox {
     /// Where background runs write their logs; `None` when there is no data root.
     background_root: Option<PathBuf>,
     background: Mutex<Vec<Arc<BackgroundJob>>>,
+    /// Confinement (`CONTEXT_MODE_CONFINE`, read once at start); `None` = off.
+    confine: Option<confine::Settings>,
 }
 
 /// One script to run.
@@ -111,7 +114,19 @@ impl Sandbox {
                 .ok()
                 .map(|root| crate::paths::background_dir(&root)),
             background: Mutex::new(Vec::new()),
+            confine: confine::from_env(),
         }
+    }
+
+    /// Confinement on (`Some`) or off, whatever the environment says (tests).
+    pub fn with_confinement(mut self, settings: Option<confine::Settings>) -> Sandbox {
+        self.confine = settings;
+        self
+    }
+
+    /// Whether children run confined (ADR 0026).
+    pub fn confined(&self) -> bool {
+        self.confine.is_some()
     }
 
     /// Background runs write their logs under `dir` (default: the data root's
@@ -157,8 +172,30 @@ impl Sandbox {
             binary: &binary,
             dir: work.path(),
         };
-        let env = self.child_env(&runtime, request.file);
+        let mut env = self.child_env(&runtime, request.file);
         let candidate = runtime.candidate();
+        let ruleset = match &self.confine {
+            None => None,
+            Some(settings) => {
+                let project = request
+                    .project_dir
+                    .canonicalize()
+                    .unwrap_or_else(|_| request.project_dir.to_path_buf());
+                let plan = confine::plan(
+                    settings,
+                    &project,
+                    work.path(),
+                    &runtime.spec.confine_write,
+                    &env,
+                );
+                let ruleset = confine::build(&plan)
+                    .map_err(|reason| SandboxError::Unconfinable(confine::refusal(&reason)))?;
+                // Temp files go where the child may write them.
+                env.retain(|(name, _)| name != "TMPDIR");
+                env.push(("TMPDIR".into(), work.path().as_os_str().to_os_string()));
+                Some(ruleset)
+            }
+        };
 
         if let Some(compile) = &candidate.compile {
             let result = process::run(ProcessSpec {
@@ -168,10 +205,14 @@ impl Sandbox {
                 timeout: deadline.saturating_duration_since(Instant::now()),
                 capture_max_bytes: self.capture_max_bytes,
                 background_root: None,
+                confine: ruleset.clone(),
             })
             .await?;
             if result.timed_out || result.exit_code != Some(0) {
                 let mut outcome = outcome_from(result, started, None);
+                if ruleset.is_some() {
+                    note_refusal(&mut outcome);
+                }
                 outcome.compile_failed = !outcome.timed_out;
                 return Ok(outcome);
             }
@@ -192,6 +233,7 @@ impl Sandbox {
             timeout: deadline.saturating_duration_since(Instant::now()),
             capture_max_bytes: self.capture_max_bytes,
             background_root,
+            confine: ruleset.clone(),
         })
         .await?;
         let background = result.background.clone().map(|job| {
@@ -205,7 +247,11 @@ impl Sandbox {
                 stderr_log: job.stderr_log(),
             }
         });
-        Ok(outcome_from(result, started, background))
+        let mut outcome = outcome_from(result, started, background);
+        if ruleset.is_some() {
+            note_refusal(&mut outcome);
+        }
+        Ok(outcome)
     }
 
     /// Process ids (= group ids) of background runs started by this sandbox that
@@ -291,7 +337,18 @@ impl Sandbox {
     }
 }
 
-/// `EXEC_TIMEOUT_MS` unless the caller asks for less.
+/// Under confinement, a failed run whose stderr shows a refused access says that
+/// confinement may be why (one line at the end of stderr).
+fn note_refusal(outcome: &mut ExecOutcome) {
+    if outcome.exit_code != Some(0) && confine::looks_refused(&outcome.stderr) {
+        if !outcome.stderr.is_empty() && !outcome.stderr.ends_with('\n') {
+            outcome.stderr.push('\n');
+        }
+        outcome.stderr.push_str(confine::REFUSED_NOTE);
+        outcome.stderr.push('\n');
+    }
+}
+
 /// Drops the oldest finished background runs (and their log directories) until at
 /// most `keep` finished ones remain; running ones are never touched.
 fn remove_oldest_finished(jobs: &mut Vec<Arc<BackgroundJob>>, keep: usize) {
@@ -311,6 +368,7 @@ fn remove_oldest_finished(jobs: &mut Vec<Arc<BackgroundJob>>, keep: usize) {
     });
 }
 
+/// `EXEC_TIMEOUT_MS` unless the caller asks for less.
 pub fn effective_timeout(timeout_ms: Option<u64>) -> Duration {
     let max = limits::EXEC_TIMEOUT_MS;
     Duration::from_millis(timeout_ms.filter(|t| *t > 0).map_or(max, |t| t.min(max)))

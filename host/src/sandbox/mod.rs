@@ -26,7 +26,9 @@
 //! variable. The file is read when the script runs, never pasted into it.
 //!
 //! This keeps output out of the agent's context; it is not an OS security
-//! boundary: scripts run as the user, with the user's permissions.
+//! boundary: scripts run as the user, with the user's permissions, unless
+//! confinement is switched on (`CONTEXT_MODE_CONFINE=1`, Landlock: [`confine`],
+//! ADR 0026).
 //!
 //! Unix only (process groups and signals).
 
@@ -34,6 +36,7 @@ pub mod background;
 pub mod batch;
 pub mod capture;
 pub mod catalog;
+pub mod confine;
 pub mod detect;
 pub mod env;
 pub mod error;

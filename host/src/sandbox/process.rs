@@ -45,6 +45,8 @@ pub struct ProcessSpec {
     /// directory under `root`, and the process is left running at the deadline
     /// instead of being stopped.
     pub background_root: Option<PathBuf>,
+    /// Confinement (ADR 0026): the child restricts itself with this ruleset before exec.
+    pub confine: Option<super::confine::ChildRuleset>,
 }
 
 /// How one child ended (or was left running).
@@ -139,9 +141,32 @@ fn command(spec: &ProcessSpec) -> Result<tokio::process::Command, SandboxError> 
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(false);
-    // SAFETY: the closure runs between fork and exec and only makes one syscall.
-    unsafe {
-        command.pre_exec(tree::become_subreaper);
+    match &spec.confine {
+        None => {
+            // SAFETY: the closure runs between fork and exec and only makes one syscall.
+            unsafe {
+                command.pre_exec(tree::become_subreaper);
+            }
+        }
+        Some(ruleset) => {
+            // The duplicate is made here, in the parent; the child only consumes it.
+            let mut child_ruleset = Some(ruleset.for_child().map_err(|e| SandboxError::Spawn {
+                program: program.to_string_lossy().into_owned(),
+                reason: super::confine::refusal(&e.to_string()),
+            })?);
+            // SAFETY: between fork and exec the closure makes only the prctl and
+            // landlock_restrict_self syscalls (and closes the ruleset descriptor); the
+            // ruleset was built and duplicated in the parent, nothing is allocated.
+            unsafe {
+                command.pre_exec(move || {
+                    tree::become_subreaper()?;
+                    match child_ruleset.take() {
+                        Some(ruleset) => super::confine::restrict_child(ruleset),
+                        None => Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
+                    }
+                });
+            }
+        }
     }
     Ok(command)
 }

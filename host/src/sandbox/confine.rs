@@ -1,0 +1,482 @@
+//! Confinement mode (issue 19, ADR 0026): with `CONTEXT_MODE_CONFINE=1|true|on`, every
+//! process the sandbox spawns runs under a Landlock domain built for its call:
+//!
+//! - reads and execution everywhere, except the files the user's `Read(...)` deny
+//!   rules name where Landlock can express them (a literal path, or a `*`/`?` glob in
+//!   its last component only): Landlock only grants, so every sibling along the path
+//!   from `/` to a denied file is granted instead, and the denied file is not;
+//! - writes (create, remove, rename, truncate) only beneath the project, the call's
+//!   private temp dir (also the child's `TMPDIR`), the runtime's caches
+//!   (`confine_write` in `runtimes/*.toml`) and a few devices (`/dev/null` …);
+//! - network: unchanged, unless `CONTEXT_MODE_CONFINE_NET=off` (no TCP connect or
+//!   bind) or a comma-separated list of TCP ports that may be connected to.
+//!
+//! The ruleset is built in the parent (opening paths, adding rules); the child only
+//! calls `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self` between fork and
+//! exec (async-signal-safe: two syscalls, no allocation). A kernel that cannot enforce
+//! every handled right makes the call fail with one line, never run unconfined.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, NetPort,
+    PathBeneath, PathFd, RestrictSelf, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+    RulesetStatus,
+};
+
+use crate::permissions::{self, Effect};
+
+/// Switches confinement on: `1`, `true`, `yes` or `on` (any case; see [`is_on`]).
+pub const CONFINE_ENV: &str = "CONTEXT_MODE_CONFINE";
+/// `off`: no TCP connect or bind; `443,80`: connects only to these TCP ports.
+pub const CONFINE_NET_ENV: &str = "CONTEXT_MODE_CONFINE_NET";
+
+/// The Landlock ABI whose file-system rights are handled: V3 is the first that also
+/// controls truncation, so every way of changing a file outside the grants is refused.
+pub const FS_ABI: ABI = ABI::V3;
+/// The ABI of TCP connect/bind rules, needed only when the network is limited.
+pub const NET_ABI: ABI = ABI::V4;
+
+/// The line added to a reply whose stderr shows a refused access while confinement is on.
+pub const REFUSED_NOTE: &str = "confinement: writes outside the project, its temp dir and the runtime caches are refused (CONTEXT_MODE_CONFINE)";
+
+/// Devices every child may write to.
+const WRITABLE_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/pts",
+    "/dev/shm",
+];
+
+/// What the network may do under confinement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Net {
+    /// Unchanged (the default: agents fetch).
+    On,
+    /// No TCP connect or bind.
+    Off,
+    /// TCP connects only to these ports; no bind.
+    Ports(Vec<u16>),
+}
+
+/// Confinement as switched on by the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub net: Net,
+}
+
+/// Whether `value` switches confinement on: `1`, `true`, `yes`, `on` (any case) do,
+/// `0`, `false`, `no`, `off` and empty do not, and a value [`crate::lenient::flag`]
+/// does not know does (the safe side: never unconfined by a typo).
+pub fn is_on(value: &str) -> bool {
+    crate::lenient::flag(value).unwrap_or(true)
+}
+
+/// The settings from `CONTEXT_MODE_CONFINE` / `CONTEXT_MODE_CONFINE_NET`; `None` = off.
+pub fn from_env() -> Option<Settings> {
+    let on = std::env::var(CONFINE_ENV).ok().is_some_and(|v| is_on(&v));
+    on.then(|| Settings {
+        net: parse_net(std::env::var(CONFINE_NET_ENV).ok().as_deref()),
+    })
+}
+
+/// `None`/empty/`on` = unchanged; `off` = none; `443, 80` = those TCP ports. An
+/// unparsable entry is dropped (so a typo narrows, never widens, what is allowed).
+pub fn parse_net(value: Option<&str>) -> Net {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Net::On;
+    };
+    match value.to_ascii_lowercase().as_str() {
+        "on" | "1" | "true" | "all" => Net::On,
+        "off" | "0" | "false" | "none" => Net::Off,
+        list => Net::Ports(
+            list.split(',')
+                .filter_map(|p| p.trim().parse::<u16>().ok())
+                .collect(),
+        ),
+    }
+}
+
+/// What the kernel offers: the Landlock ABI, or why there is none.
+pub fn kernel_abi() -> Result<i32, &'static str> {
+    // Without flags and without no_new_privs this only probes the kernel.
+    match RestrictSelf::default().no_new_privs(false).apply() {
+        Ok(status) => match status.landlock {
+            LandlockStatus::Available {
+                effective_abi,
+                kernel_abi,
+            } => Ok(kernel_abi.unwrap_or(effective_abi as i32)),
+            LandlockStatus::NotEnabled => Err("Landlock is built into the kernel but not enabled"),
+            LandlockStatus::NotImplemented => Err("the kernel has no Landlock"),
+        },
+        Err(_) => Err("the Landlock probe failed"),
+    }
+}
+
+/// The paths of one call's domain.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub write: Vec<PathBuf>,
+    pub read_denied: Vec<PathBuf>,
+    pub net: Option<Net>,
+}
+
+/// A ruleset ready for children: each spawn restricts itself with a duplicate of it.
+#[derive(Debug, Clone)]
+pub struct ChildRuleset(Arc<RulesetCreated>);
+
+impl ChildRuleset {
+    /// A fresh handle for one child (a `dup` of the ruleset's descriptor).
+    pub fn for_child(&self) -> std::io::Result<RulesetCreated> {
+        self.0.try_clone()
+    }
+}
+
+/// Why confinement cannot be applied; the call is refused with this one line.
+pub fn refusal(reason: &str) -> String {
+    format!(
+        "confinement is on ({CONFINE_ENV}) but cannot be enforced here: {reason}; nothing was run"
+    )
+}
+
+/// Restricts the calling process. Runs in the child between fork and exec: only the
+/// `prctl` and `landlock_restrict_self` syscalls, no allocation.
+pub fn restrict_child(ruleset: RulesetCreated) -> std::io::Result<()> {
+    match ruleset.restrict_self() {
+        Ok(status) if status.ruleset == RulesetStatus::FullyEnforced => Ok(()),
+        Ok(_) => Err(std::io::Error::from_raw_os_error(libc::EOPNOTSUPP)),
+        Err(_) => Err(std::io::Error::from_raw_os_error(libc::EPERM)),
+    }
+}
+
+/// The domain for one call: `project`, the call's `work` dir, the runtime's caches.
+pub fn plan(
+    settings: &Settings,
+    project: &Path,
+    work: &Path,
+    caches: &[String],
+    env: &[(OsString, OsString)],
+) -> Plan {
+    let home = lookup(env, "HOME").map(PathBuf::from);
+    let mut write = vec![project.to_path_buf(), work.to_path_buf()];
+    for cache in caches {
+        // A cache that does not exist yet is not granted (nor created in the user's
+        // home): the runtime's attempt to create it is refused like any other write.
+        if let Some(path) = cache_path(cache, env, home.as_deref()).filter(|p| p.exists()) {
+            write.push(path);
+        }
+    }
+    write.extend(WRITABLE_DEVICES.iter().map(PathBuf::from));
+    Plan {
+        write,
+        read_denied: read_denials(project, home.as_deref()),
+        net: match &settings.net {
+            Net::On => None,
+            other => Some(other.clone()),
+        },
+    }
+}
+
+fn lookup<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsString> {
+    env.iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
+}
+
+/// `"$GOCACHE|~/.cache/go-build"`: the first alternative that resolves. `$VAR` or
+/// `$VAR/rest` needs the variable set; `~/rest` needs `HOME`; a relative result is
+/// dropped.
+pub fn cache_path(
+    entry: &str,
+    env: &[(OsString, OsString)],
+    home: Option<&Path>,
+) -> Option<PathBuf> {
+    entry.split('|').map(str::trim).find_map(|alt| {
+        let path = if let Some(var) = alt.strip_prefix('$') {
+            let (name, rest) = var.split_once('/').unwrap_or((var, ""));
+            let base = PathBuf::from(lookup(env, name)?);
+            if rest.is_empty() {
+                base
+            } else {
+                base.join(rest)
+            }
+        } else if let Some(rest) = alt.strip_prefix("~/") {
+            home?.join(rest)
+        } else {
+            PathBuf::from(alt)
+        };
+        path.is_absolute().then_some(path)
+    })
+}
+
+/// The existing files the user's `Read(...)` deny rules name, as far as Landlock can
+/// express them (see the module doc); canonical paths.
+pub fn read_denials(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let (rules, _) = permissions::load(project, home);
+    let mut denied: Vec<PathBuf> = rules
+        .iter()
+        .filter(|r| r.effect == Effect::Deny)
+        .filter_map(|r| {
+            r.pattern
+                .strip_prefix("Read(")
+                .and_then(|s| s.strip_suffix(')'))
+        })
+        .flat_map(|spec| spec_paths(spec, project, home))
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    denied.sort();
+    denied.dedup();
+    denied
+}
+
+/// The existing paths a specifier names, or none when it cannot be expressed
+/// (`**`, a bare name that matches at any depth, a glob above the last component).
+fn spec_paths(spec: &str, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let spec = spec.trim().trim_end_matches('/');
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(abs) = spec.strip_prefix("//") {
+        candidates.push(Path::new("/").join(abs));
+    } else if let Some(rest) = spec.strip_prefix("~/") {
+        if let Some(home) = home {
+            candidates.push(home.join(rest));
+        }
+    } else if let Some(rest) = spec.strip_prefix('/') {
+        candidates.push(Path::new("/").join(rest));
+        candidates.push(project.join(rest));
+    } else if let Some(rest) = spec.strip_prefix("./") {
+        candidates.push(project.join(rest));
+    } else if spec.contains('/') && !spec.starts_with("**") {
+        candidates.push(project.join(spec));
+    } else {
+        return Vec::new();
+    }
+    candidates
+        .into_iter()
+        .flat_map(|path| expand_last(&path))
+        .collect()
+}
+
+/// `path` itself, or the entries of its parent its last component matches when only
+/// that component has `*` / `?`.
+fn expand_last(path: &Path) -> Vec<PathBuf> {
+    let wild = |s: &str| s.contains(['*', '?', '[']);
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    if wild(&parent.to_string_lossy()) {
+        return Vec::new();
+    }
+    let name = name.to_string_lossy();
+    if !wild(&name) {
+        return vec![path.to_path_buf()];
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| glob_match(name.as_bytes(), e.file_name().to_string_lossy().as_bytes()))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// `*` (any run) and `?` (one byte) within one path component.
+fn glob_match(pattern: &[u8], name: &[u8]) -> bool {
+    match (pattern.first(), name.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => {
+            glob_match(&pattern[1..], name) || (!name.is_empty() && glob_match(pattern, &name[1..]))
+        }
+        (Some(b'?'), Some(_)) => glob_match(&pattern[1..], &name[1..]),
+        (Some(p), Some(n)) if p == n => glob_match(&pattern[1..], &name[1..]),
+        _ => false,
+    }
+}
+
+/// Builds the ruleset of `plan`; `Err` is one line (the kernel cannot enforce it).
+pub fn build(plan: &Plan) -> Result<ChildRuleset, String> {
+    let read = AccessFs::from_read(FS_ABI);
+    let write = AccessFs::from_write(FS_ABI);
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(FS_ABI))
+        .map_err(|e| e.to_string())?;
+    if plan.net.is_some() {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(NET_ABI))
+            .map_err(|e| e.to_string())?;
+    }
+    let mut created = ruleset.create().map_err(|e| e.to_string())?;
+    if plan.read_denied.is_empty() {
+        grant(&mut created, Path::new("/"), read)?;
+    } else {
+        // Listing is allowed everywhere; reading and executing everywhere but the denied.
+        grant(&mut created, Path::new("/"), AccessFs::ReadDir.into())?;
+        grant_around(Path::new("/"), &plan.read_denied, &mut |p| {
+            grant(&mut created, p, read)
+        })?;
+    }
+    for path in &plan.write {
+        grant(&mut created, path, write)?;
+    }
+    if let Some(Net::Ports(ports)) = &plan.net {
+        for port in ports {
+            (&mut created)
+                .add_rule(NetPort::new(*port, AccessNet::ConnectTcp))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(ChildRuleset(Arc::new(created)))
+}
+
+/// Grants `access` beneath `path` (only the file rights when it is not a directory);
+/// a path that is gone has nothing to grant.
+fn grant(
+    created: &mut RulesetCreated,
+    path: &Path,
+    access: landlock::BitFlags<AccessFs>,
+) -> Result<(), String> {
+    let Ok(fd) = PathFd::new(path) else {
+        return Ok(());
+    };
+    let access = if path.is_dir() {
+        access
+    } else {
+        access & AccessFs::from_file(FS_ABI)
+    };
+    if access.is_empty() {
+        return Ok(());
+    }
+    created
+        .add_rule(PathBeneath::new(fd, access))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Grants `grant` on every entry of `dir` that is neither denied nor on the way to a
+/// denied path, descending into the ones on the way.
+fn grant_around(
+    dir: &Path,
+    denied: &[PathBuf],
+    grant: &mut dyn FnMut(&Path) -> Result<(), String>,
+) -> Result<(), String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        // A link is judged by what it reaches (its target is what a grant opens).
+        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if denied.iter().any(|d| *d == real || *d == path) {
+            continue;
+        }
+        let on_the_way = |p: &Path| denied.iter().any(|d| d.starts_with(p) && d != p);
+        if on_the_way(&path) && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            grant_around(&path, denied, grant)?;
+        } else if on_the_way(&real) || denied.iter().any(|d| real.starts_with(d)) {
+            // A link into or above a denied path: not granted.
+            continue;
+        } else {
+            grant(&path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether stderr shows an access the confinement may have refused.
+pub fn looks_refused(stderr: &str) -> bool {
+    [
+        "Permission denied",
+        "Operation not permitted",
+        "EACCES",
+        "EPERM",
+        "Invalid cross-device link",
+    ]
+    .iter()
+    .any(|m| stderr.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switch_values() {
+        for v in ["1", "true", "ON", " on "] {
+            assert!(is_on(v), "{v}");
+        }
+        assert!(is_on("enabled"), "unknown values confine");
+        for v in ["", "0", "off", "FALSE", "no"] {
+            assert!(!is_on(v), "{v}");
+        }
+        assert_eq!(parse_net(None), Net::On);
+        assert_eq!(parse_net(Some("off")), Net::Off);
+        assert_eq!(parse_net(Some("443, 80,x")), Net::Ports(vec![443, 80]));
+    }
+
+    #[test]
+    fn cache_alternatives_take_the_first_that_resolves() {
+        let env = vec![(OsString::from("GOCACHE"), OsString::from("/c/go"))];
+        let home = Some(Path::new("/h"));
+        assert_eq!(
+            cache_path("$GOCACHE|~/.cache/go-build", &env, home),
+            Some(PathBuf::from("/c/go"))
+        );
+        assert_eq!(
+            cache_path("$NOPE/x|~/.npm", &env, home),
+            Some(PathBuf::from("/h/.npm"))
+        );
+        assert_eq!(
+            cache_path("$GOCACHE/sub", &env, home),
+            Some(PathBuf::from("/c/go/sub"))
+        );
+        assert_eq!(cache_path("~/.npm", &env, None), None);
+        assert_eq!(cache_path("relative", &env, home), None);
+    }
+
+    #[test]
+    fn an_unenforceable_confinement_is_one_line_that_says_nothing_ran() {
+        let line = crate::sandbox::SandboxError::Unconfinable(refusal(
+            "Landlock is built into the kernel but not enabled",
+        ))
+        .to_string();
+        assert_eq!(
+            line,
+            "confinement is on (CONTEXT_MODE_CONFINE) but cannot be enforced here: Landlock is built into the kernel but not enabled; nothing was run"
+        );
+        assert!(!line.contains('\n'));
+    }
+
+    #[test]
+    fn globs_in_one_component() {
+        assert!(glob_match(b".env*", b".env.local"));
+        assert!(glob_match(b".env*", b".env"));
+        assert!(glob_match(b"?.txt", b"a.txt"));
+        assert!(!glob_match(b".env*", b"x.env"));
+    }
+
+    #[test]
+    fn read_specs_anchor_like_the_policy() {
+        let project = tempfile::tempdir().expect("tempdir");
+        let p = project.path();
+        std::fs::write(p.join(".env"), "S").expect("write");
+        std::fs::write(p.join(".env.local"), "S").expect("write");
+        std::fs::create_dir_all(p.join("sub")).expect("mkdir");
+        std::fs::write(p.join("sub/key"), "S").expect("write");
+        assert_eq!(spec_paths("./.env", p, None), vec![p.join(".env")]);
+        assert_eq!(spec_paths("sub/key", p, None), vec![p.join("sub/key")]);
+        let mut globbed = spec_paths("./.env*", p, None);
+        globbed.sort();
+        assert_eq!(globbed, vec![p.join(".env"), p.join(".env.local")]);
+        assert!(spec_paths("**/.env", p, None).is_empty());
+        assert!(spec_paths(".env", p, None).is_empty());
+    }
+}
