@@ -110,9 +110,9 @@ fn settings_syntax() -> jsonc_parser::ParseOptions {
     }
 }
 
-/// The rules of one settings file's text; `Err` is one line naming what is wrong (for
-/// a syntax error, where: "… on line 3 column 5").
-pub fn parse_rules(text: &str, scope: Scope) -> Result<Vec<Rule>, String> {
+/// One settings file's text as JSON, read as Claude Code reads it (`Null` for an empty
+/// file); `Err` is one line naming what is wrong and where.
+pub fn parse_settings_value(text: &str) -> Result<serde_json::Value, String> {
     let parsed = jsonc_parser::parse_to_ast(text, &Default::default(), &settings_syntax())
         .map_err(|e| {
             e.to_string()
@@ -121,10 +121,15 @@ pub fn parse_rules(text: &str, scope: Scope) -> Result<Vec<Rule>, String> {
                 .unwrap_or("invalid JSON")
                 .to_string()
         })?;
-    let settings = parsed
+    Ok(parsed
         .value
-        .map_or(serde_json::Value::Null, serde_json::Value::from);
-    let settings = match settings {
+        .map_or(serde_json::Value::Null, serde_json::Value::from))
+}
+
+/// The rules of one settings file's text; `Err` is one line naming what is wrong (for
+/// a syntax error, where: "… on line 3 column 5").
+pub fn parse_rules(text: &str, scope: Scope) -> Result<Vec<Rule>, String> {
+    let settings = match parse_settings_value(text)? {
         // Empty, or only comments: no settings at all.
         serde_json::Value::Null => return Ok(Vec::new()),
         serde_json::Value::Object(map) => map,

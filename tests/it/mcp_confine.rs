@@ -146,6 +146,53 @@ fn with_confinement_off_the_same_delete_works() {
     }
 }
 
+/// The settings files switch confinement too: the project's `.claude/settings.json` with
+/// `contextMode.confine`, the user's `~/.claude/settings.json` likewise; the environment
+/// variable, when set, wins either way.
+#[test]
+fn the_project_and_user_settings_switch_it_on_and_the_environment_wins() {
+    if landlock_abi() < 3 {
+        eprintln!("skipped: this kernel has no Landlock ABI 3");
+        return;
+    }
+    let delete = |client: &mut McpClient, target: &Path| {
+        let code = format!("/bin/rm -rf '{}'", target.display());
+        client.call_tool("ctx_execute", json!({"language": "shell", "code": code}))
+    };
+    let project_on = Sandbox::new();
+    project_on.write(
+        ".claude/settings.json",
+        br#"{ // confinement for this project
+  "contextMode": { "confine": true },
+}"#,
+    );
+    let outside = victim();
+    let (text, is_error) = delete(&mut server(&project_on, None), &outside.path().join("a"));
+    assert!(is_error && text.contains(REFUSED_NOTE), "{text}");
+    assert!(outside.path().join("a/precious").exists());
+    // CONTEXT_MODE_CONFINE=0 wins over the file.
+    let (text, is_error) = delete(
+        &mut server(&project_on, Some("0")),
+        &outside.path().join("b"),
+    );
+    assert!(!is_error, "{text}");
+    assert!(!outside.path().join("b").exists(), "{text}");
+
+    let user_on = Sandbox::new();
+    let user_settings = user_on.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user_settings.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&user_settings, r#"{"contextMode": {"confine": "on"}}"#).expect("write");
+    let (text, _) = delete(&mut server(&user_on, None), &outside.path().join("c"));
+    assert!(outside.path().join("c/precious").exists(), "{text}");
+    // The project's own setting is closer than the user's.
+    user_on.write(
+        ".claude/settings.json",
+        br#"{"contextMode": {"confine": false}}"#,
+    );
+    let (text, is_error) = delete(&mut server(&user_on, None), &outside.path().join("d"));
+    assert!(!is_error && !outside.path().join("d").exists(), "{text}");
+}
+
 #[test]
 fn a_read_deny_rule_holds_in_a_shell_under_confinement() {
     if landlock_abi() < 3 {

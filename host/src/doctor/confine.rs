@@ -4,8 +4,13 @@
 use super::Check;
 use crate::sandbox::confine::{self, CONFINE_ENV, FS_ABI, NET_ABI, Net};
 
-pub fn check() -> Check {
-    row(confine::from_env(), confine::kernel_abi())
+/// The row for a server working on `project` (the environment, else its settings files).
+pub fn check(project: Option<&std::path::Path>) -> Check {
+    let settings = match project {
+        Some(project) => confine::resolve(project, crate::paths::home_dir().as_deref()),
+        None => confine::from_env(),
+    };
+    row(settings, confine::kernel_abi())
 }
 
 fn row(settings: Option<confine::Settings>, abi: Result<i32, &'static str>) -> Check {
@@ -22,7 +27,9 @@ fn row(settings: Option<confine::Settings>, abi: Result<i32, &'static str>) -> C
     match (settings, enforceable) {
         (None, true) => Check::pass(
             name,
-            format!("off ({kernel}: supported); switch it on with {CONFINE_ENV}=1"),
+            format!(
+                "off ({kernel}: supported); switch it on with {CONFINE_ENV}=1 or \"contextMode\": {{\"confine\": true}} in .claude/settings.json"
+            ),
         ),
         (None, false) => Check::pass(
             name,
@@ -31,7 +38,7 @@ fn row(settings: Option<confine::Settings>, abi: Result<i32, &'static str>) -> C
         (Some(settings), true) => Check::pass(
             name,
             format!(
-                "on ({CONFINE_ENV}; {kernel}): children write only in the project, their temp dir and runtime caches; network {}",
+                "on ({CONFINE_ENV} or contextMode.confine; {kernel}): children write only in the project, their temp dir and runtime caches; network {}",
                 match settings.net {
                     Net::On => "unchanged".to_string(),
                     Net::Off => "off".to_string(),

@@ -241,7 +241,7 @@ pub fn run(opts: &DoctorOptions, extra: Vec<Check>) -> Report {
     checks.push(hook_log::check(root_ok.as_deref()));
     checks.extend(settings::checks(&opts.project));
     checks.push(readiness);
-    checks.push(confine::check());
+    checks.push(confine::check(opts.project.as_deref().ok()));
 
     let mut slow_rows: Vec<Option<Vec<Check>>> = vec![None; names.len()];
     while slow_rows.iter().any(Option::is_none) {

@@ -86,6 +86,83 @@ pub fn from_env() -> Option<Settings> {
     })
 }
 
+/// The key of the settings files (`.claude/settings.local.json`, `.claude/settings.json`,
+/// `~/.claude/settings.json`, the files the permission rules come from) that switches
+/// confinement: `{"contextMode": {"confine": true, "confineNet": "off" | "443,80"}}`.
+pub const SETTINGS_KEY: &str = "contextMode";
+
+/// Confinement for a server working on `project`: `CONTEXT_MODE_CONFINE` when it is set
+/// (it wins, so one run can switch it either way), else the closest settings file that
+/// says `contextMode.confine`. The network mode comes the same way. A settings file that
+/// cannot be parsed says nothing here: the permission guard already refuses the calls
+/// its rules could govern.
+pub fn resolve(project: &Path, home: Option<&Path>) -> Option<Settings> {
+    let from_files = settings_from_files(project, home);
+    let on = match std::env::var(CONFINE_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        Some(value) => is_on(&value),
+        None => from_files.confine.unwrap_or(false),
+    };
+    let net = std::env::var(CONFINE_NET_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .or(from_files.net);
+    on.then(|| Settings {
+        net: parse_net(net.as_deref()),
+    })
+}
+
+/// What the settings files say, closest file first for each key.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct FileSettings {
+    pub confine: Option<bool>,
+    pub net: Option<String>,
+}
+
+pub fn settings_from_files(project: &Path, home: Option<&Path>) -> FileSettings {
+    let mut found = FileSettings::default();
+    for (_, path) in crate::permissions::settings_files(project, home) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let here = parse_settings(&text);
+        found.confine = found.confine.or(here.confine);
+        found.net = found.net.or(here.net);
+    }
+    found
+}
+
+/// `contextMode.confine` (a boolean, or a string such as `"on"`) and
+/// `contextMode.confineNet` (a string, or a list of ports) of one settings file's text.
+pub fn parse_settings(text: &str) -> FileSettings {
+    let Ok(value) = crate::permissions::parse_settings_value(text) else {
+        return FileSettings::default();
+    };
+    let section = &value[SETTINGS_KEY];
+    let confine = match &section["confine"] {
+        serde_json::Value::Bool(on) => Some(*on),
+        serde_json::Value::String(text) => Some(is_on(text)),
+        _ => None,
+    };
+    let net = match &section["confineNet"] {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Array(ports) => Some(
+            ports
+                .iter()
+                .map(|p| match p {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        _ => None,
+    };
+    FileSettings { confine, net }
+}
+
 /// `None`/empty/`on` = unchanged; `off` = none; `443, 80` = those TCP ports. An
 /// unparsable entry is dropped (so a typo narrows, never widens, what is allowed).
 pub fn parse_net(value: Option<&str>) -> Net {
@@ -407,6 +484,36 @@ pub fn looks_refused(stderr: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_settings_key_takes_a_flag_or_a_word_and_ports_as_text_or_a_list() {
+        let parsed = parse_settings(
+            r#"{ // comment
+  "contextMode": { "confine": true, "confineNet": [443, "80"] },
+}"#,
+        );
+        assert_eq!(
+            parsed,
+            FileSettings {
+                confine: Some(true),
+                net: Some("443,80".into())
+            }
+        );
+        assert_eq!(
+            parse_settings(r#"{"contextMode":{"confine":"off"}}"#).confine,
+            Some(false)
+        );
+        assert_eq!(
+            parse_settings(r#"{"contextMode":{"confine":"enabled"}}"#).confine,
+            Some(true)
+        );
+        assert_eq!(
+            parse_settings(r#"{"permissions":{}}"#),
+            FileSettings::default()
+        );
+        assert_eq!(parse_settings("{ not json"), FileSettings::default());
+        assert_eq!(parse_net(Some("443,80")), Net::Ports(vec![443, 80]));
+    }
 
     #[test]
     fn switch_values() {

@@ -133,7 +133,11 @@ impl Service {
         let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)));
         Service {
             sandbox: Sandbox::new(Arc::new(Runtimes::detect()))
-                .with_background_root(crate::paths::background_dir(&root)),
+                .with_background_root(crate::paths::background_dir(&root))
+                .with_confinement(crate::sandbox::confine::resolve(
+                    &project_dir,
+                    crate::paths::home_dir().as_deref(),
+                )),
             flood: FloodGuard::from_env(),
             root,
             project_dir,
