@@ -258,13 +258,32 @@ fn installed_runtimes_run_confined() {
         assert_eq!(text.trim(), "hello", "{language}");
         ran.push(*language);
     }
-    // A file-processing call, through ctx_execute_file.
-    let (text, is_error) = client.call_tool(
-        "ctx_execute_file",
-        json!({"path": "data.txt", "language": "python", "code": "print(len(FILE_CONTENT.splitlines()))"}),
-    );
-    assert!(!is_error, "{text}");
-    assert_eq!(text.trim(), "3");
+    // A file-processing call per installed runtime, through ctx_execute_file: each
+    // counts the lines of the project file its prelude read.
+    let counting: &[(&str, &str)] = &[
+        ("shell", "wc -l < \"$FILE_CONTENT_PATH\""),
+        ("python", "print(len(FILE_CONTENT.splitlines()))"),
+        (
+            "javascript",
+            "console.log(FILE_CONTENT.split(\"\\n\").filter(Boolean).length)",
+        ),
+        (
+            "perl",
+            "my @l = split /\\n/, $FILE_CONTENT; print scalar(@l), \"\\n\";",
+        ),
+        ("rust", "println!(\"{}\", FILE_CONTENT.lines().count());"),
+    ];
+    for (language, code) in counting {
+        if !ran.contains(language) {
+            continue;
+        }
+        let (text, is_error) = client.call_tool(
+            "ctx_execute_file",
+            json!({"path": "data.txt", "language": language, "code": code}),
+        );
+        assert!(!is_error, "{language}: {text}");
+        assert_eq!(text.trim(), "3", "{language}");
+    }
     assert!(ran.contains(&"shell") && ran.contains(&"python"), "{ran:?}");
 }
 
