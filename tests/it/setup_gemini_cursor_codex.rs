@@ -4,11 +4,10 @@
 
 use crate::common;
 use crate::common::setup_files::{
-    assert_ours_once, assert_serve, hook_command, jsonc, read, stdout, write,
+    Round, assert_ours_once, assert_serve, hook_command, jsonc, read, setup, stdout, write,
 };
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use common::Sandbox;
 use serde_json::json;
@@ -73,68 +72,6 @@ const CODEX_EVENTS: [(&str, &str); 6] = [
     ("UserPromptSubmit", "userpromptsubmit"),
     ("Stop", "stop"),
 ];
-
-fn setup(sandbox: &Sandbox, env: &[(&str, &Path)], args: &[&str]) -> Output {
-    let mut command = sandbox.cm();
-    command.arg("setup").args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let out = command.output().expect("run cm setup");
-    assert!(
-        out.status.success(),
-        "cm setup {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// Applies, checks a second run changes nothing (same bytes), removes, and checks every
-/// file is back to its original bytes or gone.
-struct Round<'a> {
-    sandbox: &'a Sandbox,
-    env: Vec<(&'a str, &'a Path)>,
-    display: &'a str,
-    /// (file, its bytes before setup or none when setup creates it).
-    files: Vec<(PathBuf, Option<String>)>,
-}
-
-impl Round<'_> {
-    fn apply(&self, args: &[&str]) {
-        let out = setup(self.sandbox, &self.env, args);
-        assert!(stdout(&out).contains("registered"), "{}", stdout(&out));
-        for (path, _) in &self.files {
-            assert!(path.is_file(), "{} was not written", path.display());
-        }
-    }
-
-    fn second_run_changes_nothing(&self, args: &[&str]) {
-        let before: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
-        let out = setup(self.sandbox, &self.env, args);
-        assert!(
-            stdout(&out).contains(&format!("{}: no changes", self.display)),
-            "{}",
-            stdout(&out)
-        );
-        let after: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
-        assert_eq!(before, after);
-    }
-
-    fn remove_restores_everything(&self) {
-        let out = setup(self.sandbox, &self.env, &["--remove"]);
-        assert!(
-            stdout(&out).contains("removed context-mode from"),
-            "{}",
-            stdout(&out)
-        );
-        for (path, original) in &self.files {
-            match original {
-                Some(text) => assert_eq!(&read(path), text, "{}", path.display()),
-                None => assert!(!path.exists(), "{} is still there", path.display()),
-            }
-        }
-    }
-}
 
 #[test]
 fn gemini_cli_keeps_the_users_jsonc_and_removes_to_the_same_bytes() {

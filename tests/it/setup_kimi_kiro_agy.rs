@@ -6,10 +6,9 @@
 //! reference name (see each adapter's `setup.rs`).
 
 use crate::common;
-use crate::common::setup_files::{assert_serve, hook_command, jsonc, read, stdout, write};
+use crate::common::setup_files::{Round, assert_serve, hook_command, jsonc, read, write};
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
 use common::Sandbox;
 use serde_json::{Value, json};
@@ -62,69 +61,6 @@ const KIMI_EVENTS: [(&str, &str); 7] = [
     ("UserPromptSubmit", "userpromptsubmit"),
     ("Stop", "stop"),
 ];
-
-fn setup(sandbox: &Sandbox, env: &[(&str, &Path)], args: &[&str]) -> Output {
-    let mut command = sandbox.cm();
-    command.arg("setup").args(args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let out = command.output().expect("run cm setup");
-    assert!(
-        out.status.success(),
-        "cm setup {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// Applies, checks a second run changes nothing (same bytes), removes, and checks every
-/// file is back to its original bytes or gone.
-struct Round<'a> {
-    sandbox: &'a Sandbox,
-    env: Vec<(&'a str, &'a Path)>,
-    display: &'a str,
-    /// (file, its bytes before setup or none when setup creates it).
-    files: Vec<(PathBuf, Option<String>)>,
-}
-
-impl Round<'_> {
-    fn apply(&self, args: &[&str]) -> String {
-        let out = setup(self.sandbox, &self.env, args);
-        assert!(stdout(&out).contains("registered"), "{}", stdout(&out));
-        for (path, _) in &self.files {
-            assert!(path.is_file(), "{} was not written", path.display());
-        }
-        stdout(&out)
-    }
-
-    fn second_run_changes_nothing(&self, args: &[&str]) {
-        let before: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
-        let out = setup(self.sandbox, &self.env, args);
-        assert!(
-            stdout(&out).contains(&format!("{}: no changes", self.display)),
-            "{}",
-            stdout(&out)
-        );
-        let after: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
-        assert_eq!(before, after);
-    }
-
-    fn remove_restores_everything(&self) {
-        let out = setup(self.sandbox, &self.env, &["--remove"]);
-        assert!(
-            stdout(&out).contains("removed context-mode from"),
-            "{}",
-            stdout(&out)
-        );
-        for (path, original) in &self.files {
-            match original {
-                Some(text) => assert_eq!(&read(path), text, "{}", path.display()),
-                None => assert!(!path.exists(), "{} is still there", path.display()),
-            }
-        }
-    }
-}
 
 /// `cm doctor --json --agents <id>`: the status of each of the named rows.
 fn doctor_rows(sandbox: &Sandbox, env: &[(&str, &Path)], id: &str) -> Vec<(String, String)> {

@@ -1,12 +1,12 @@
 //! Helpers the black-box setup tests share: files, the `cm` path, the hook commands setup
 //! writes, and what a host's config says about our entries.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::{Value, json};
 
-use super::CM;
+use super::{CM, Sandbox};
 
 pub fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -69,4 +69,68 @@ pub fn stdout(output: &Output) -> String {
 pub fn assert_serve(server: &Value) {
     assert_eq!(server["command"], cm_path(), "{server}");
     assert_eq!(server["args"], json!(["serve"]), "{server}");
+}
+
+/// `cm setup <args>` with `env`, which must succeed.
+pub fn setup(sandbox: &Sandbox, env: &[(&str, &Path)], args: &[&str]) -> Output {
+    let mut command = sandbox.cm();
+    command.arg("setup").args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().expect("run cm setup");
+    assert!(
+        out.status.success(),
+        "cm setup {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Applies, checks a second run changes nothing (same bytes), removes, and checks every
+/// file is back to its original bytes or gone.
+pub struct Round<'a> {
+    pub sandbox: &'a Sandbox,
+    pub env: Vec<(&'a str, &'a Path)>,
+    pub display: &'a str,
+    /// (file, its bytes before setup or none when setup creates it).
+    pub files: Vec<(PathBuf, Option<String>)>,
+}
+
+impl Round<'_> {
+    pub fn apply(&self, args: &[&str]) -> String {
+        let out = setup(self.sandbox, &self.env, args);
+        assert!(stdout(&out).contains("registered"), "{}", stdout(&out));
+        for (path, _) in &self.files {
+            assert!(path.is_file(), "{} was not written", path.display());
+        }
+        stdout(&out)
+    }
+
+    pub fn second_run_changes_nothing(&self, args: &[&str]) {
+        let before: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
+        let out = setup(self.sandbox, &self.env, args);
+        assert!(
+            stdout(&out).contains(&format!("{}: no changes", self.display)),
+            "{}",
+            stdout(&out)
+        );
+        let after: Vec<String> = self.files.iter().map(|(p, _)| read(p)).collect();
+        assert_eq!(before, after);
+    }
+
+    pub fn remove_restores_everything(&self) {
+        let out = setup(self.sandbox, &self.env, &["--remove"]);
+        assert!(
+            stdout(&out).contains("removed context-mode from"),
+            "{}",
+            stdout(&out)
+        );
+        for (path, original) in &self.files {
+            match original {
+                Some(text) => assert_eq!(&read(path), text, "{}", path.display()),
+                None => assert!(!path.exists(), "{} is still there", path.display()),
+            }
+        }
+    }
 }
