@@ -78,12 +78,10 @@ pub fn is_on(value: &str) -> bool {
     crate::lenient::flag(value).unwrap_or(true)
 }
 
-/// The settings from `CONTEXT_MODE_CONFINE` / `CONTEXT_MODE_CONFINE_NET`; `None` = off.
+/// The settings from `CONTEXT_MODE_CONFINE` / `CONTEXT_MODE_CONFINE_NET` alone (no
+/// project to read settings files for); `None` = off.
 pub fn from_env() -> Option<Settings> {
-    let on = std::env::var(CONFINE_ENV).ok().is_some_and(|v| is_on(&v));
-    on.then(|| Settings {
-        net: parse_net(std::env::var(CONFINE_NET_ENV).ok().as_deref()),
-    })
+    with_env_over(FileSettings::default())
 }
 
 /// The key of the settings files (`.claude/settings.local.json`, `.claude/settings.json`,
@@ -97,18 +95,17 @@ pub const SETTINGS_KEY: &str = "contextMode";
 /// cannot be parsed says nothing here: the permission guard already refuses the calls
 /// its rules could govern.
 pub fn resolve(project: &Path, home: Option<&Path>) -> Option<Settings> {
-    let from_files = settings_from_files(project, home);
-    let on = match std::env::var(CONFINE_ENV)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    {
+    with_env_over(settings_from_files(project, home))
+}
+
+/// The environment's values where set (and not blank), else the files'.
+fn with_env_over(files: FileSettings) -> Option<Settings> {
+    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let on = match set(CONFINE_ENV) {
         Some(value) => is_on(&value),
-        None => from_files.confine.unwrap_or(false),
+        None => files.confine.unwrap_or(false),
     };
-    let net = std::env::var(CONFINE_NET_ENV)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .or(from_files.net);
+    let net = set(CONFINE_NET_ENV).or(files.net);
     on.then(|| Settings {
         net: parse_net(net.as_deref()),
     })

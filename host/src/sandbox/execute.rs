@@ -30,7 +30,8 @@ pub struct Sandbox {
     /// Where background runs write their logs; `None` when there is no data root.
     background_root: Option<PathBuf>,
     background: Mutex<Vec<Arc<BackgroundJob>>>,
-    /// Confinement (`CONTEXT_MODE_CONFINE`, read once at start); `None` = off.
+    /// Confinement (`CONTEXT_MODE_CONFINE`, or the project's settings through
+    /// [`Sandbox::with_confinement`]), fixed at start; `None` = off.
     confine: Option<confine::Settings>,
 }
 
@@ -118,15 +119,11 @@ impl Sandbox {
         }
     }
 
-    /// Confinement on (`Some`) or off, whatever the environment says (tests).
+    /// Confinement on (`Some`) or off, in place of what the environment alone says (the
+    /// service passes [`confine::resolve`] for its project).
     pub fn with_confinement(mut self, settings: Option<confine::Settings>) -> Sandbox {
         self.confine = settings;
         self
-    }
-
-    /// Whether children run confined (ADR 0026).
-    pub fn confined(&self) -> bool {
-        self.confine.is_some()
     }
 
     /// Background runs write their logs under `dir` (default: the data root's

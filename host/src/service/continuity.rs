@@ -34,8 +34,9 @@ pub fn after_pre_tool_use(
     }
 }
 
-/// Journals an event other than pre-tool-use and returns the context to inject, if any
-/// (only when the event can carry it).
+/// Journals an event other than pre-tool-use and returns the context for it, if any:
+/// only on events that can carry it, except SessionStart's, which the caller holds for
+/// the session's next event that can when this one cannot.
 pub fn on_event(
     store: &mut HookStore<'_>,
     descriptor: &Descriptor,
@@ -106,9 +107,9 @@ pub fn on_event(
                 })
         }
     };
-    context.filter(|text| {
-        (can_inject || event.kind == EventKind::SessionStart) && !text.trim().is_empty()
-    })
+    // Each arm above already left out what this event must not take when it cannot
+    // carry it; what is left the caller delivers, or holds for a later event.
+    context.filter(|text| !text.trim().is_empty())
 }
 
 /// PostToolUse output replacement (ADR 0006): on an event that can replace tool
