@@ -39,6 +39,9 @@ pub const CONTENT_MAX_AGE_DAYS: u64 = 14;
 
 /// A whole hook process must finish within this; it fails open before it.
 pub const HOOK_TIMEOUT_MS: u64 = 5_000;
+/// How long `cm setup` / `cm doctor` wait for an agent's `--version` (Claude Code
+/// answers in 0.1–0.3 s) before planning as for an unknown version.
+pub const HOST_VERSION_PROBE_TIMEOUT_MS: u64 = 3_000;
 /// The most stdin a hook reads; more is treated as bad input (fail open).
 pub const HOOK_STDIN_MAX_BYTES: usize = 32 * 1024 * 1024;
 /// The longest MCP message (one JSON-RPC line) `cm serve` reads; longer ones are

@@ -22,6 +22,10 @@ pub struct Agent {
     pub version: &'static str,
     pub bin: &'static str,
     pub host: Host,
+    /// `cm setup` runs with the agent's own executable on PATH, as it is for a user who
+    /// installed it, so a plan that depends on the agent's version sees it: Claude Code
+    /// 2.1.197 and later then get the tool hooks the server answers (ADR 27).
+    pub setup_sees_agent: bool,
 }
 
 /// Sends MCP tools inline.
@@ -30,25 +34,31 @@ pub const CLAUDE_INLINE: Agent = Agent {
     version: "2.1.197",
     bin: "claude",
     host: Host::Claude,
+    setup_sees_agent: false,
 };
-/// Defers MCP tools behind ToolSearch.
+/// Defers MCP tools behind ToolSearch; set up as a user with `claude` on PATH is, so its
+/// tool events are answered by the running `cm serve` (ADR 27). The 2.1.197 line keeps
+/// command hooks (setup does not see that `claude`), so both transports run for real.
 pub const CLAUDE_DEFERRED: Agent = Agent {
     package: "@anthropic-ai/claude-code",
     version: "2.1.332",
     bin: "claude",
     host: Host::Claude,
+    setup_sees_agent: true,
 };
 pub const GEMINI: Agent = Agent {
     package: "@google/gemini-cli",
     version: "0.61.0",
     bin: "gemini",
     host: Host::Gemini,
+    setup_sees_agent: false,
 };
 pub const CODEX: Agent = Agent {
     package: "@openai/codex",
     version: "0.171.0",
     bin: "codex",
     host: Host::Codex,
+    setup_sees_agent: false,
 };
 
 /// GitHub Copilot CLI: an npm loader whose optionalDependencies carry the platform's
@@ -59,6 +69,7 @@ pub const COPILOT: Agent = Agent {
     version: "1.0.102",
     bin: "copilot",
     host: Host::Copilot,
+    setup_sees_agent: false,
 };
 /// Qwen Code (a Gemini CLI fork); its package says `engines.node >= 22`, but 0.24.4 runs
 /// on the machine's Node 20 (checked: `--version`, `mcp list` and a headless session).
@@ -67,6 +78,7 @@ pub const QWEN: Agent = Agent {
     version: "0.24.4",
     bin: "qwen",
     host: Host::Qwen,
+    setup_sees_agent: false,
 };
 
 /// The model name both OpenAI-compatible clients send (Copilot CLI knows it, so it

@@ -151,6 +151,21 @@ fn carries_state_block(context: &str) -> bool {
         .any(|line| line.contains("Last request") && line.contains(PROMPT))
 }
 
+/// The result the agent sent for the model's call `id`, from the fullest history.
+pub fn result_of_call(requests: &[Request], id: &str) -> Result<String, String> {
+    let every = read_all(requests);
+    let last = every
+        .iter()
+        .max_by_key(|e| e.calls.len())
+        .ok_or("no model request was recorded")?;
+    let call = last
+        .call(id)
+        .ok_or_else(|| format!("the model's {id} call is not in the history"))?;
+    call.result
+        .clone()
+        .ok_or_else(|| format!("the agent sent no result for {id} ({})", call.name))
+}
+
 pub fn checks(requests: &[Request]) -> Vec<Check> {
     let every = read_all(requests);
     // The main loop: the requests that offer a shell tool.
@@ -198,6 +213,11 @@ pub fn checks(requests: &[Request]) -> Vec<Check> {
             )),
             Err(e) => Some(e),
         },
+    );
+    // A plain shell command the hooks let through runs (and fires PostToolUse).
+    check(
+        "a shell command the hooks let through runs",
+        returned(result_of(script::PLAIN_SHELL), script::PLAIN_SHELL_OUTPUT),
     );
     // (b) ctx_execute under the offered name.
     let offered_names = offered(&exchanges);

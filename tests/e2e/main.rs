@@ -14,6 +14,7 @@ mod http;
 mod install;
 mod model;
 mod script;
+mod served;
 mod session;
 mod wire;
 
@@ -22,9 +23,22 @@ fn claude_code_2_1_197_tools_inline() {
     session::run(&agents::CLAUDE_INLINE).assert_all();
 }
 
+/// Its tool hooks are answered by the running `cm serve` (ADR 27).
 #[test]
 fn claude_code_2_1_332_tools_deferred() {
     session::run(&agents::CLAUDE_DEFERRED).assert_all();
+}
+
+/// The served hooks' server never starts: Claude Code must go on as without hooks.
+#[test]
+fn claude_code_2_1_332_hooks_fail_open_when_the_server_is_gone() {
+    session::run_with(&agents::CLAUDE_DEFERRED, session::Variation::ServerGone).assert_all();
+}
+
+/// The served hooks' server never answers: Claude Code must go on once a hook times out.
+#[test]
+fn claude_code_2_1_332_hooks_fail_open_when_the_server_hangs() {
+    session::run_with(&agents::CLAUDE_DEFERRED, session::Variation::ServerSilent).assert_all();
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! retried or replayed request gets the same answer and no state is kept between
 //! requests. The steps, in order:
 //! 1. the agent's own shell tool runs `curl` against this server (the hook should
-//!    redirect it);
+//!    redirect it), then a plain `echo` the hooks let through (its PostToolUse fires);
 //! 2. when `ctx_*` tools are only listed as deferred, the agent's tool search loads them,
 //!    as a model would (Claude Code's `ToolSearch`, Qwen Code's `tool_search`);
 //! 3. `ctx_execute` under the name offered, 4. `ctx_index`, 5. `ctx_search`;
@@ -18,6 +18,7 @@ use crate::wire::{Exchange, Turn};
 
 /// Call ids name their step, so the checks find each call in the history.
 pub const SHELL: &str = "e2e_shell";
+pub const PLAIN_SHELL: &str = "e2e_plain_shell";
 pub const LOAD: &str = "e2e_load";
 pub const EXECUTE: &str = "e2e_execute";
 pub const INDEX: &str = "e2e_index";
@@ -25,6 +26,9 @@ pub const SEARCH: &str = "e2e_search";
 pub const REDIRECT_LOAD: &str = "e2e_redirect_load";
 pub const REDIRECT: &str = "e2e_redirect";
 
+/// What the plain shell call runs, and what its output must contain.
+pub const PLAIN_SHELL_CODE: &str = "echo cm-e2e-plain-$((6*7))";
+pub const PLAIN_SHELL_OUTPUT: &str = "cm-e2e-plain-42";
 /// What `ctx_execute` runs, and what its output must contain (computed, so the
 /// arguments echoed back cannot satisfy the check).
 pub const EXECUTE_CODE: &str = "echo cm-e2e-exec-$((6*7))";
@@ -107,6 +111,12 @@ fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
     {
         let args = shell_args(exchange, shell, &format!("curl -s {fixture_url}"));
         return Turn::call(SHELL, shell, exchange, args);
+    }
+    if let Some(shell) = shell_tool(exchange)
+        && !done(PLAIN_SHELL)
+    {
+        let args = shell_args(exchange, shell, PLAIN_SHELL_CODE);
+        return Turn::call(PLAIN_SHELL, shell, exchange, args);
     }
     let wanted = ["ctx_execute", "ctx_index", "ctx_search"];
     if exchange.ctx_tool("ctx_execute").is_none() && search_tool(exchange).is_some() && !done(LOAD)

@@ -29,8 +29,25 @@ pub struct Session {
     pub checks: Vec<Check>,
 }
 
+/// What the harness does to the setup before the agent runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variation {
+    /// What `cm setup` left.
+    AsSetUp,
+    /// The MCP server entry points at a program that does not exist, so the server the
+    /// hooks are handed to never starts (ADR 27: the agent must go on as without hooks).
+    ServerGone,
+    /// The MCP server entry is a stand-in that connects and lists no tools but never
+    /// answers a tool call: a hung server (the agent must go on once the hook times out).
+    ServerSilent,
+}
+
 /// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
 pub fn run(agent: &Agent) -> Session {
+    run_with(agent, Variation::AsSetUp)
+}
+
+pub fn run_with(agent: &Agent, variation: Variation) -> Session {
     let executable = crate::install::installed(agent.package, agent.version, agent.bin)
         .unwrap_or_else(|line| panic!("{line}"));
     let dir = tempfile::tempdir().expect("tempdir");
@@ -59,15 +76,12 @@ pub fn run(agent: &Agent) -> Session {
     println!("e2e: {} reports version {version:?}", agent.label());
 
     agent.configure(&home, &project, &base);
-    let setup = capture(
-        plain(
-            &mut Command::new(env!("CARGO_BIN_EXE_cm")),
-            &home,
-            &project,
-            &base,
-        )
-        .args(agent.setup_args()),
-    );
+    let mut setup = Command::new(env!("CARGO_BIN_EXE_cm"));
+    plain(&mut setup, &home, &project, &base).args(agent.setup_args());
+    if agent.setup_sees_agent {
+        setup.env("PATH", crate::served::path_with_agent(&executable));
+    }
+    let setup = capture(&mut setup);
     assert!(
         setup.status.success(),
         "cm setup --agents {} failed:\n{}{}",
@@ -75,6 +89,12 @@ pub fn run(agent: &Agent) -> Session {
         String::from_utf8_lossy(&setup.stdout),
         String::from_utf8_lossy(&setup.stderr)
     );
+
+    match variation {
+        Variation::AsSetUp => {}
+        Variation::ServerGone => crate::served::point_server_nowhere(&home),
+        Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
+    }
 
     let listed = agent.mcp_list().map(|(args, expect)| {
         let listing =
@@ -107,12 +127,27 @@ pub fn run(agent: &Agent) -> Session {
         }
     }
     let requests = server.requests();
+    if variation != Variation::AsSetUp {
+        let checks = crate::served::fail_open_checks(&requests, &home, &output);
+        drop(dir);
+        return Session {
+            label: agent.label(),
+            version,
+            took,
+            output,
+            requests,
+            checks,
+        };
+    }
     let mut checks = checks(&requests);
     if agent.compacts() {
         checks.push(compaction_check(&requests));
     }
     if agent.host == Host::Claude {
         checks.push(hook_replies_check(&output.stdout));
+    }
+    if agent.setup_sees_agent && agent.host == Host::Claude {
+        checks.extend(crate::served::served_checks(&home, &project));
     }
     if let Some((args, expect, listing)) = listed {
         checks.push(mcp_list_check(agent.bin, args, expect, &listing));

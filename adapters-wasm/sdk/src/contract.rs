@@ -12,7 +12,7 @@
 mod types_world {
     wit_bindgen::generate!({
         world: "types-only",
-        path: "../../wit/plugin@0.3.0",
+        path: "../../wit/plugin@0.4.0",
         generate_unused_types: true,
         additional_derives: [PartialEq],
     });
@@ -25,8 +25,8 @@ pub use types_world::context_mode::plugin::types;
 pub mod adapter_world {
     wit_bindgen::generate!({
         world: "adapter-plugin",
-        path: "../../wit/plugin@0.3.0",
-        with: { "context-mode:plugin/types@0.3.0": crate::contract::types },
+        path: "../../wit/plugin@0.4.0",
+        with: { "context-mode:plugin/types@0.4.0": crate::contract::types },
         additional_derives: [PartialEq],
         pub_export_macro: true,
         export_macro_name: "export_adapter_world",
@@ -39,8 +39,8 @@ pub mod adapter_world {
 pub mod policy_world {
     wit_bindgen::generate!({
         world: "policy-plugin",
-        path: "../../wit/plugin@0.3.0",
-        with: { "context-mode:plugin/types@0.3.0": crate::contract::types },
+        path: "../../wit/plugin@0.4.0",
+        with: { "context-mode:plugin/types@0.4.0": crate::contract::types },
         additional_derives: [PartialEq],
         pub_export_macro: true,
         export_macro_name: "export_policy_world",

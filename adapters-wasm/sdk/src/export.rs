@@ -14,6 +14,12 @@
 /// | `render` | `pub fn render(&Reply) -> Rendered` | `render` |
 /// | `setup` | `pub fn plan(&SetupInput) -> SetupPlan` | `setup` |
 ///
+/// A host whose plan depends on its installed version names the program that prints it:
+/// `export_adapter!(host_version_command = "claude")`, and its `setup` module also has
+/// `pub fn plan_for_version(&SetupInput, host_version: &str) -> SetupPlan`
+/// (`setup-for-version`). Without it `host-version-command` answers none and
+/// `setup-for-version` is `plan`.
+///
 /// It also defines `pub const ADAPTER_ID`, the crate's package name: the id in
 /// `cm hook <id> <event>` and the one `host/build.rs` embeds the adapter under.
 /// Only the wasm build exports the component; native builds run the unit tests.
@@ -30,6 +36,14 @@
 #[allow(clippy::crate_in_macro_def)]
 macro_rules! export_adapter {
     () => {
+        $crate::export_adapter!(@with None, |input, _version| crate::setup::plan(input));
+    };
+    (host_version_command = $command:literal) => {
+        $crate::export_adapter!(@with Some($command), |input, version| {
+            crate::setup::plan_for_version(input, version)
+        });
+    };
+    (@with $command:expr, |$input:ident, $version:ident| $plan_for_version:expr) => {
         /// The adapter id: `cm hook <id> <event>`, the crate's package name.
         pub const ADAPTER_ID: &str = env!("CARGO_PKG_NAME");
 
@@ -57,6 +71,19 @@ macro_rules! export_adapter {
 
             fn setup(input: $crate::adapter::SetupInput) -> $crate::adapter::SetupPlan {
                 crate::setup::plan(&input)
+            }
+
+            fn host_version_command() -> Option<String> {
+                let command: Option<&str> = $command;
+                command.map(str::to_owned)
+            }
+
+            fn setup_for_version(
+                input: $crate::adapter::SetupInput,
+                host_version: String,
+            ) -> $crate::adapter::SetupPlan {
+                let ($input, $version) = (&input, host_version.as_str());
+                $plan_for_version
             }
         }
 

@@ -174,4 +174,14 @@ function setup(input) {
   };
 }
 
-export const adapter = { describe, ctxToolName, parse, render, setup };
+// A plan that depends on the installed host's version names the program whose
+// `--version` prints it (a bare name on PATH) and plans per version; this one does not.
+function hostVersionCommand() {
+  return undefined;
+}
+
+function setupForVersion(input, _hostVersion) {
+  return setup(input);
+}
+
+export const adapter = { describe, ctxToolName, parse, render, setup, hostVersionCommand, setupForVersion };

@@ -14,6 +14,7 @@ The contract is wit/plugin.wit, world `adapter-plugin`; componentize-py generate
 
 import json
 import re
+from typing import Optional
 
 from componentize_py_types import Err
 from wit_world import exports
@@ -106,6 +107,14 @@ class Adapter(exports.Adapter):
         return render(reply)
 
     def setup(self, input: SetupInput) -> SetupPlan:
+        return setup(input)
+
+    def host_version_command(self) -> Optional[str]:
+        """The program whose `--version` names the installed host's version, when the
+        plan depends on it (a bare name on PATH); this plan does not."""
+        return None
+
+    def setup_for_version(self, input: SetupInput, host_version: str) -> SetupPlan:
         return setup(input)
 
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::Check;
-use crate::setup::{AgentRegistration, EditState};
+use crate::setup::{AgentRegistration, EditCheck, EditState};
 
 /// Rows for every detected agent (and for any agent with entries of ours although its
 /// marker is gone), or one row saying none was found.
@@ -77,6 +77,28 @@ fn named_rows(agents: Vec<AgentRegistration>, only: &[String], home: &Path) -> V
     rows
 }
 
+/// How a hooks edit's tool events reach `cm`, for an agent whose setup chose it by the
+/// host's version (ADR 27); empty for every other edit.
+fn transport(agent: &AgentRegistration, edit: &EditCheck) -> String {
+    if edit.kind != "hooks" {
+        return String::new();
+    }
+    match (&agent.host_version, edit.served) {
+        (None, _) => String::new(),
+        (Some(version), true) => format!(
+            "; tool events answered in-server by cm serve ({}), no process per call",
+            version.as_deref().unwrap_or("version unknown")
+        ),
+        (Some(Some(version)), false) => {
+            format!("; a cm hook process per tool call ({version} has no in-server hooks)")
+        }
+        (Some(None), false) => format!(
+            "; a cm hook process per tool call ({} did not say its version)",
+            agent.display_name
+        ),
+    }
+}
+
 fn rows(agents: &[AgentRegistration]) -> Vec<Check> {
     let mut rows = Vec::new();
     for agent in agents {
@@ -92,7 +114,10 @@ fn rows(agents: &[AgentRegistration]) -> Vec<Check> {
             let file = edit.file.display();
             let fix = edit.fix.clone();
             rows.push(match &edit.state {
-                EditState::Applied => Check::pass(name, format!("registered in {file}")),
+                EditState::Applied => Check::pass(
+                    name,
+                    format!("registered in {file}{}", transport(agent, edit)),
+                ),
                 EditState::Missing => Check::warn(
                     name,
                     format!(

@@ -41,7 +41,7 @@ mod tests {
         );
         assert!(
             row.detail.contains(
-                "context-mode:plugin@0.3.0 (adapter / routing-policy), also loads plugins built for 0.2.0"
+                "context-mode:plugin@0.4.0 (adapter / routing-policy), also loads plugins built for 0.2.0, 0.3.0"
             ),
             "{}",
             row.detail

@@ -7,7 +7,10 @@ mod external_mcp;
 mod failure;
 mod pipeline;
 pub mod reply;
+mod served;
 pub mod session_state;
+
+pub use served::{HookCall, SERVED_EVENT_SUFFIX, answer as answer_served};
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -77,6 +80,11 @@ pub fn run(platform: &str, event: &str) -> i32 {
         },
     };
     emit(&output)
+}
+
+/// Logs one hook failure line to `hook-errors.log` under `root`.
+pub fn log_failure(root: &std::path::Path, platform: &str, event: &str, message: &str) {
+    error_log::append(Some(root), platform, event, message);
 }
 
 fn fail_open(

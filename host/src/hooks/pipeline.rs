@@ -15,10 +15,24 @@ use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, b
 use crate::service::continuity;
 
 /// A hook call that got as far as a loaded adapter and a known event.
-struct Loaded {
-    adapter: Adapter,
-    descriptor: Descriptor,
-    binding: EventBinding,
+pub(super) struct Loaded {
+    pub(super) adapter: Adapter,
+    pub(super) descriptor: Descriptor,
+    pub(super) binding: EventBinding,
+}
+
+/// What every step of one answer needs besides the adapter: the engine and registry the
+/// adapter came from, the data root, and where the journal is written.
+pub(super) struct Answering<'a> {
+    pub(super) engine: &'a PluginEngine,
+    pub(super) registry: &'a Registry,
+    pub(super) root: &'a Path,
+    /// The open store of `cm serve`'s own project, which an in-server hook writes
+    /// through; `None` for a `cm hook` process, which opens the store itself.
+    pub(super) shared_store: Option<continuity::SharedStore>,
+    pub(super) started: std::time::Instant,
+    /// Added to the event name the call's timing is kept under.
+    pub(super) event_suffix: &'static str,
 }
 
 pub(super) fn run(
@@ -28,7 +42,6 @@ pub(super) fn run(
     fallback: &Fallback,
     started: std::time::Instant,
 ) -> Result<HookOutput, HookFailure> {
-    let event_name = event;
     let root = root.ok_or(HookFailure::NoDataRoot)?;
     let log = |message: &str| error_log::append(Some(root), platform, event, message);
 
@@ -38,16 +51,40 @@ pub(super) fn run(
     });
     let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(root)))?;
     let mut loaded = load_adapter(&engine, &registry, platform, event, &log)?;
-    let fallback_output = output_of(loaded.adapter.render(reply::no_opinion(
-        loaded.binding.kind,
-        &loaded.binding.native,
-        None,
-    ))?);
+    let fallback_output = no_opinion_output(&mut loaded)?;
     if let Ok(mut slot) = fallback.lock() {
         *slot = fallback_output;
     }
 
     let stdin = read_stdin()?;
+    let answering = Answering {
+        engine: &engine,
+        registry: &registry,
+        root,
+        shared_store: None,
+        started,
+        event_suffix: "",
+    };
+    answer(&answering, &mut loaded, stdin, &log)
+}
+
+/// What the host is told when the hook has nothing to say: its "allow" reply.
+pub(super) fn no_opinion_output(loaded: &mut Loaded) -> Result<HookOutput, HookFailure> {
+    let reply = reply::no_opinion(loaded.binding.kind, &loaded.binding.native, None);
+    Ok(output_of(loaded.adapter.render(reply)?))
+}
+
+/// One hook call from its stdin to the host's reply: parse, decide, journal, render.
+/// The same steps for a `cm hook` process and for a hook `cm serve` answers.
+pub(super) fn answer(
+    answering: &Answering<'_>,
+    loaded: &mut Loaded,
+    stdin: String,
+    log: &dyn Fn(&str),
+) -> Result<HookOutput, HookFailure> {
+    let (engine, registry, root) = (answering.engine, answering.registry, answering.root);
+    let platform = loaded.descriptor.id.clone();
+    let event_name = loaded.binding.native.clone();
     let model = crate::agent_session::payload_model(&stdin);
     // The agent both this hook and `cm serve` run under (ADR 0021); its pid is the one
     // the adapter derives a session id from when the payload names none.
@@ -75,7 +112,7 @@ pub(super) fn run(
     {
         let announcement = crate::agent_session::Announcement {
             session_id: event.session_id.clone(),
-            platform: platform.to_string(),
+            platform: platform.clone(),
             model,
         };
         if let Err(err) = crate::agent_session::announce(root, agent, &announcement) {
@@ -87,7 +124,8 @@ pub(super) fn run(
     // into; the caller answers with the allow reply and logs this line.
     // The event's project by the one rule `cm serve` uses too, so both name one store.
     let project_dir = crate::paths::project_dir_of(event.project_dir.as_deref().map(Path::new))?;
-    name_tools_as_registered(&mut loaded, root, &project_dir, &log);
+    let ctx_tools = loaded.descriptor.ctx_tools.clone();
+    name_tools_as_registered(loaded, root, &project_dir, log);
     let mut event = event;
     if let Some(tool) = event.tool.as_mut()
         && tool.kind == ToolKind::Mcp
@@ -100,42 +138,38 @@ pub(super) fn run(
         // One of ours under a server name the adapter's own spelling check misses.
         tool.kind = ToolKind::Ctx;
     }
-    let mut store = continuity::HookStore::new(root, &project_dir);
+    let mut store =
+        continuity::HookStore::new(root, &project_dir).sharing(answering.shared_store.clone());
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
             let reply = pre_tool_use(
-                &engine,
-                &registry,
+                engine,
+                registry,
                 root,
-                &loaded,
+                loaded,
                 (&event, &project_dir),
                 tool,
-                &log,
+                log,
             );
             continuity::after_pre_tool_use(
                 &mut store,
                 &loaded.descriptor,
                 &event,
                 reply.verdict,
-                &log,
+                log,
             );
             reply
         }
         (kind, tool) => {
             let mut reply = reply::no_opinion(kind, &loaded.binding.native, tool);
-            reply.additional_context = continuity::on_event(
-                &mut store,
-                &loaded.descriptor,
-                &loaded.binding,
-                &event,
-                &log,
-            );
+            reply.additional_context =
+                continuity::on_event(&mut store, &loaded.descriptor, &loaded.binding, &event, log);
             reply.updated_output = continuity::replacement_output(
                 &mut store,
                 &loaded.descriptor,
                 &loaded.binding,
                 &event,
-                &log,
+                log,
             );
             if !loaded
                 .binding
@@ -162,8 +196,18 @@ pub(super) fn run(
             });
         reply.additional_context = reply::deliver_held(held, reply.additional_context.take());
     }
-    let rendered = loaded.adapter.render(reply)?;
-    continuity::record_timing(&mut store, platform, event_name, started.elapsed());
+    let rendered = loaded.adapter.render(reply);
+    // A warm adapter answers the next call too: its tool names are the descriptor's
+    // own again, renamed per call for the call's project.
+    loaded.descriptor.ctx_tools = ctx_tools;
+    let rendered = rendered?;
+    let timed_as = format!("{event_name}{}", answering.event_suffix);
+    continuity::record_timing(
+        &mut store,
+        &platform,
+        &timed_as,
+        answering.started.elapsed(),
+    );
     Ok(output_of(rendered))
 }
 
@@ -188,13 +232,30 @@ fn name_tools_as_registered(
     }
 }
 
-fn load_adapter(
+pub(super) fn load_adapter(
     engine: &PluginEngine,
     registry: &Registry,
     platform: &str,
     event: &str,
     log: &dyn Fn(&str),
 ) -> Result<Loaded, HookFailure> {
+    let (adapter, descriptor) = load_described(engine, registry, platform, log)?;
+    let binding = binding_for(&descriptor, event)?;
+    Ok(Loaded {
+        adapter,
+        descriptor,
+        binding,
+    })
+}
+
+/// The platform's adapter, described: the installed one when it loads, else the
+/// built-in of that id.
+pub(super) fn load_described(
+    engine: &PluginEngine,
+    registry: &Registry,
+    platform: &str,
+    log: &dyn Fn(&str),
+) -> Result<(Adapter, Descriptor), HookFailure> {
     let mut described = None;
     let mut installed_failure = None;
     if let Some(installed) = registry.adapter(platform) {
@@ -217,7 +278,7 @@ fn load_adapter(
     if let Some(err) = installed_failure {
         return Err(HookFailure::Plugin(err));
     }
-    let (adapter, descriptor) = match described {
+    let found = match described {
         Some(found) => found,
         None => {
             let plugin = builtin(PluginKind::Adapter, platform).ok_or_else(|| {
@@ -232,7 +293,15 @@ fn load_adapter(
             (adapter, descriptor)
         }
     };
-    let binding = descriptor
+    Ok(found)
+}
+
+/// The descriptor's binding of `event` (case-insensitive), or why there is none.
+pub(super) fn binding_for(
+    descriptor: &Descriptor,
+    event: &str,
+) -> Result<EventBinding, HookFailure> {
+    descriptor
         .events
         .iter()
         .find(|b| b.native.eq_ignore_ascii_case(event))
@@ -245,15 +314,10 @@ fn load_adapter(
                 .collect();
             HookFailure::UnknownEvent {
                 event: event.to_owned(),
-                platform: platform.to_owned(),
+                platform: descriptor.id.clone(),
                 known: known.join(", "),
             }
-        })?;
-    Ok(Loaded {
-        adapter,
-        descriptor,
-        binding,
-    })
+        })
 }
 
 fn known_platforms(registry: &Registry) -> String {
@@ -397,7 +461,7 @@ fn repairs(tool: &ToolCall, file: &permissions::Unreadable, project_dir: &Path) 
 }
 
 /// Reads stdin up to the cap; more is bad input, not a reason to run out of memory.
-fn read_stdin() -> Result<String, HookFailure> {
+pub(super) fn read_stdin() -> Result<String, HookFailure> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()

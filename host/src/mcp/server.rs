@@ -20,6 +20,8 @@ const REQUEST_CANCELLED: i32 = -32800;
 pub struct CmServer {
     service: Arc<Service>,
     tools: Arc<Vec<ToolSpec>>,
+    /// Answered, never listed (`tools::unlisted`).
+    unlisted: Arc<Vec<ToolSpec>>,
 }
 
 impl CmServer {
@@ -27,6 +29,7 @@ impl CmServer {
         CmServer {
             service,
             tools: Arc::new(tools::all()),
+            unlisted: Arc::new(tools::unlisted()),
         }
     }
 }
@@ -74,8 +77,9 @@ impl ServerHandler for CmServer {
         }
         let name = request.name.as_ref();
         let raw = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let decoded =
-            tools::lookup(&self.tools, name).and_then(|tool| Ok((tool, tool.decode(&raw)?)));
+        let decoded = tools::lookup(&self.tools, name)
+            .or_else(|_| tools::lookup(&self.unlisted, name))
+            .and_then(|tool| Ok((tool, tool.decode(&raw)?)));
         let (tool, call) = match decoded {
             Ok(found) => found,
             Err(Undecodable::UnknownTool) => {

@@ -6,6 +6,10 @@
 /// The name `cm setup` registers the MCP server under.
 pub const MCP_SERVER_NAME: &str = "context-mode";
 
+/// The server tool that answers a hook in-server (ADR 27): called by the agent's own hook
+/// entries, never listed to the model.
+pub const SERVED_HOOK_TOOL: &str = "ctx_hook";
+
 /// The server's own names of every tool it offers, in the order the server lists them.
 pub const CTX_TOOLS: &[&str] = &[
     "ctx_execute",

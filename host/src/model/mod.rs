@@ -13,7 +13,7 @@ mod setup;
 pub use adapter::{
     Capabilities, Descriptor, EventBinding, ParseError, ParseInput, Rendered, Reply, Verdict,
 };
-pub use ctx_tools::{CTX_TOOLS, CtxToolNames, MCP_SERVER_NAME};
+pub use ctx_tools::{CTX_TOOLS, CtxToolNames, MCP_SERVER_NAME, SERVED_HOOK_TOOL};
 pub use event::{EventKind, NormalizedEvent, SessionSource, ToolCall, ToolKind, ToolResult};
 pub use policy::{
     Action, Decision, PermissionRule, PolicyContext, PolicyInfo, Rewrite, RuleEffect, RuleScope,

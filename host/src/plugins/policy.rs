@@ -4,7 +4,7 @@
 use wasmtime::Store;
 use wasmtime::component::Component;
 
-use super::contract::{self, ContractVersion, on_version, v0_2, v0_3};
+use super::contract::{self, ContractVersion, on_version, v0_2, v0_3, v0_4};
 use super::engine::{PluginState, arm_deadline, arm_deadline_ms};
 use super::{PluginEngine, PluginError, PluginKind};
 use crate::model::{Action, Decision, PolicyContext, PolicyInfo, ToolCall};
@@ -16,6 +16,7 @@ use crate::limits::POLICY_REASON_MAX_BYTES as REASON_MAX_BYTES;
 enum Bindings {
     V0_2(v0_2::PolicyPlugin),
     V0_3(v0_3::PolicyPlugin),
+    V0_4(v0_4::PolicyPlugin),
 }
 
 /// One instantiated routing policy.
@@ -32,6 +33,7 @@ pub struct Question<'a> {
     context: &'a PolicyContext,
     v0_2: Option<v0_2::PolicyQuestion>,
     v0_3: Option<v0_3::PolicyQuestion>,
+    v0_4: Option<v0_4::PolicyQuestion>,
 }
 
 impl<'a> Question<'a> {
@@ -41,6 +43,7 @@ impl<'a> Question<'a> {
             context,
             v0_2: None,
             v0_3: None,
+            v0_4: None,
         }
     }
 }
@@ -80,6 +83,9 @@ impl Policy {
                 ContractVersion::V0_3 => {
                     v0_3::PolicyPlugin::new(&mut store, &instance).map(Bindings::V0_3)
                 }
+                ContractVersion::V0_4 => {
+                    v0_4::PolicyPlugin::new(&mut store, &instance).map(Bindings::V0_4)
+                }
             })
             .map_err(|e| PluginError::from_call(label, e).with_deadline_ms(ms))?;
         Ok(Self {
@@ -98,6 +104,7 @@ impl Policy {
         match self.bindings {
             Bindings::V0_2(_) => ContractVersion::V0_2,
             Bindings::V0_3(_) => ContractVersion::V0_3,
+            Bindings::V0_4(_) => ContractVersion::V0_4,
         }
     }
 
@@ -146,6 +153,15 @@ impl Policy {
                 let (call, context) = question
                     .v0_3
                     .get_or_insert_with(|| v0_3::policy_question(call, context));
+                plugin
+                    .context_mode_plugin_routing_policy()
+                    .call_decide(store, call, context)
+                    .map(Into::into)
+            }
+            Bindings::V0_4(plugin) => {
+                let (call, context) = question
+                    .v0_4
+                    .get_or_insert_with(|| v0_4::policy_question(call, context));
                 plugin
                     .context_mode_plugin_routing_policy()
                     .call_decide(store, call, context)

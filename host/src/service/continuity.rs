@@ -191,11 +191,21 @@ pub fn record_timing(
 
 /// The project store of one hook run, opened on first use and shared by every step:
 /// each open rebuilds the WAL index and checks the schema, so a run opens it once.
+/// The open store of `cm serve`'s project, which a hook the server answers writes
+/// through instead of opening the file again.
+#[derive(Clone)]
+pub struct SharedStore {
+    pub project_dir: PathBuf,
+    pub store: std::sync::Arc<std::sync::Mutex<Store>>,
+}
+
 pub struct HookStore<'a> {
     root: &'a Path,
     /// The event's project, as the hook computed it once.
     project_dir: PathBuf,
     store: Option<Store>,
+    /// The server's store, used when the event is for the server's own project.
+    shared: Option<SharedStore>,
     /// The open failed once; later steps do not retry (or log) it.
     failed: bool,
 }
@@ -206,8 +216,16 @@ impl<'a> HookStore<'a> {
             root,
             project_dir: project_dir.to_path_buf(),
             store: None,
+            shared: None,
             failed: false,
         }
+    }
+
+    /// Writes through `shared` when it is the store of the event's project; an event of
+    /// another project (a hook of a sub-agent elsewhere) opens that project's store.
+    pub fn sharing(mut self, shared: Option<SharedStore>) -> Self {
+        self.shared = shared.filter(|s| s.project_dir == self.project_dir);
+        self
     }
 
     /// Runs `work` on the store of the event's project; an error is logged and gives `None`.
@@ -218,6 +236,20 @@ impl<'a> HookStore<'a> {
     ) -> Option<T> {
         if self.failed {
             return None;
+        }
+        if let Some(shared) = &self.shared {
+            // A panic while holding the lock leaves the connection usable: SQLite rolls back.
+            let mut store = shared
+                .store
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            return match work(&mut store) {
+                Ok(value) => Some(value),
+                Err(err) => {
+                    log(&format!("journal: {err}"));
+                    None
+                }
+            };
         }
         if self.store.is_none() {
             match Store::open(self.root, &self.project_dir) {

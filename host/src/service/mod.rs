@@ -182,6 +182,23 @@ impl Service {
         })
     }
 
+    /// The plugin engine, or why there is none.
+    pub fn engine(&self) -> Result<&PluginEngine, &crate::plugins::PluginError> {
+        self.engine.as_ref()
+    }
+
+    /// The open store of this server's project, for a hook the server answers to write
+    /// through (ADR 27); `None` when it could not be opened.
+    pub fn shared_store(&self) -> Option<continuity::SharedStore> {
+        self.store
+            .as_ref()
+            .ok()
+            .map(|store| continuity::SharedStore {
+                project_dir: self.project_dir.clone(),
+                store: store.clone(),
+            })
+    }
+
     /// The store, or the one-line reason it is unavailable.
     fn store(&self) -> Result<MutexGuard<'_, Store>, Reply> {
         let store = self

@@ -12,6 +12,9 @@ use crate::plugins::{Adapter, BUILTIN_PLUGINS, PluginEngine, PluginKind, Registr
 pub struct Agent {
     pub descriptor: Descriptor,
     adapter: Adapter,
+    /// The installed host's version line, once asked (contract 0.4.0 adapters whose
+    /// plan depends on it); `Some(None)`: asked, not found.
+    host_version: Option<Option<String>>,
 }
 
 /// Which optional edits to include besides the required ones.
@@ -78,6 +81,7 @@ impl Agent {
         Ok(Agent {
             descriptor,
             adapter,
+            host_version: None,
         })
     }
 
@@ -104,6 +108,25 @@ impl Agent {
             .flatten()
     }
 
+    /// True when the adapter's plan depends on the installed host's version.
+    pub fn has_host_version_command(&mut self) -> Result<bool, crate::plugins::PluginError> {
+        Ok(self.adapter.host_version_command()?.is_some())
+    }
+
+    /// The installed host's version line, when the adapter's plan depends on it and the
+    /// program it names answers; asked once per run.
+    pub fn host_version(&mut self) -> Result<Option<String>, crate::plugins::PluginError> {
+        if let Some(known) = &self.host_version {
+            return Ok(known.clone());
+        }
+        let version = self
+            .adapter
+            .host_version_command()?
+            .and_then(|program| super::host_version::probe(&program));
+        self.host_version = Some(version.clone());
+        Ok(version)
+    }
+
     /// The plan's edits this run applies: the required ones, plus the optional ones
     /// asked for. Edits under `{project}/` without a project are left out, with a note.
     pub fn plan(
@@ -117,7 +140,10 @@ impl Agent {
             cm_command: cm_command.to_owned(),
             project_dir: project.map(|p| p.display().to_string()),
         };
-        let plan = self.adapter.setup_plan(input)?;
+        let plan = match self.host_version()? {
+            Some(version) => self.adapter.setup_plan_for_version(input, &version)?,
+            None => self.adapter.setup_plan(input)?,
+        };
         let mut edits = Vec::new();
         let mut notes = Vec::new();
         for edit in plan.edits {

@@ -25,6 +25,9 @@ pub struct AgentRegistration {
     /// The required edits (mcp-server, hooks, feature) and their state.
     pub edits: Vec<EditCheck>,
     pub duplicates: Vec<DuplicateHook>,
+    /// For an adapter whose plan depends on the host's version: the version line found,
+    /// `Some(None)` when the host's program did not answer; `None` otherwise.
+    pub host_version: Option<Option<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +38,9 @@ pub struct EditCheck {
     pub state: EditState,
     /// The command that puts it right; none when applied.
     pub fix: Option<String>,
+    /// A hooks edit whose entries hand the hook to the running server (`ctx_hook`,
+    /// ADR 27) instead of a `cm hook` process.
+    pub served: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,18 +104,40 @@ pub fn inspect_project(
                 kind: kind_name(edit.kind),
                 file: edit.path.clone(),
                 fix: (state != EditState::Applied).then(|| fix.clone()),
+                served: edit.kind == EditKind::Hooks && hands_hooks_to_server(&edit.content),
                 state,
             });
         }
+        let host_version = match agent.has_host_version_command()? {
+            true => Some(agent.host_version()?),
+            false => None,
+        };
         report.push(AgentRegistration {
             detected: agent.detected(home),
             display_name: agent.descriptor.display_name.clone(),
             id,
             edits: checks,
             duplicates,
+            host_version,
         });
     }
     Ok(report)
+}
+
+/// True when a planned hooks document hands some hook to the server's `ctx_hook`.
+fn hands_hooks_to_server(content: &str) -> bool {
+    fn any(value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(map) => {
+                map.get("tool").and_then(serde_json::Value::as_str)
+                    == Some(crate::model::SERVED_HOOK_TOOL)
+                    || map.values().any(any)
+            }
+            serde_json::Value::Array(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
+    serde_json::from_str::<serde_json::Value>(content).is_ok_and(|value| any(&value))
 }
 
 pub fn check(manifest: &Manifest, path: &Path, format: ConfigFormat, content: &str) -> EditState {

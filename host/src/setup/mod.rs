@@ -7,6 +7,7 @@ pub mod agents;
 pub mod apply;
 pub mod error;
 pub mod files;
+pub mod host_version;
 pub mod inspect;
 pub mod json_merge;
 pub mod manifest;

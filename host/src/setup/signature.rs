@@ -1,10 +1,15 @@
 //! Recognising what `cm setup` wrote, whatever `cm` path wrote it: an entry is ours when
 //! it runs `<cm> hook <adapter> <event>`, `<cm> serve` or `<cm> statusline` and nothing
-//! else. Generic over agents: only the shape of the command line is looked at.
+//! else, or hands a hook to the server's `ctx_hook` tool (`{"tool": "ctx_hook", "input":
+//! {"platform": …, "event": …}}`, ADR 27), which stands for the same `hook <adapter>
+//! <event>`: a hook that moved between a process and the server is replaced, not
+//! doubled. Generic over agents: only the shape of the entry is looked at.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
+
+use crate::model::SERVED_HOOK_TOOL;
 
 /// The subcommands setup registers; the invocation tail starts with one of them.
 const OUR_SUBCOMMANDS: [&str; 3] = ["hook", "serve", "statusline"];
@@ -38,10 +43,25 @@ fn collect(value: &Value, found: &mut BTreeSet<String>) {
                     found.insert(tail);
                 }
             }
+            if let Some(tail) = served_hook(map) {
+                found.insert(tail);
+            }
             map.values().for_each(|v| collect(v, found));
         }
         _ => {}
     }
+}
+
+/// `hook <platform> <event>` for an entry that hands the hook to the server.
+fn served_hook(map: &serde_json::Map<String, Value>) -> Option<String> {
+    if map.get("tool").and_then(Value::as_str) != Some(SERVED_HOOK_TOOL) {
+        return None;
+    }
+    let input = map.get("input")?.as_object()?;
+    let platform = input.get("platform")?.as_str()?.trim();
+    let event = input.get("event")?.as_str()?.trim();
+    let word = |w: &str| !w.is_empty() && !w.contains(char::is_whitespace);
+    (word(platform) && word(event)).then(|| format!("hook {platform} {event}"))
 }
 
 /// True when some command in the value is not a `cm` command: the entry belongs (at
@@ -137,6 +157,21 @@ mod tests {
     fn mcp_server_objects_are_recognised_by_command_and_args() {
         let server = json!({"type": "stdio", "command": "/old/cm", "args": ["serve"]});
         assert_eq!(invocations(&server), BTreeSet::from(["serve".to_string()]));
+    }
+
+    #[test]
+    fn a_served_hook_entry_stands_for_the_command_it_replaces() {
+        let served = json!({"matcher": "^(Bash)$", "hooks": [{"type": "mcp_tool",
+            "server": "context-mode", "tool": "ctx_hook",
+            "input": {"platform": "claude-code", "event": "pretooluse", "payload": {}}}]});
+        let ours = BTreeSet::from(["hook claude-code pretooluse".to_string()]);
+        assert_eq!(invocations(&served), ours);
+        let command = json!({"matcher": "^(Bash)$", "hooks": [{"type": "command",
+            "command": "/usr/bin/cm hook claude-code pretooluse"}]});
+        assert!(is_ours_for(&command, &invocations(&served)));
+        assert!(is_ours_for(&served, &invocations(&command)));
+        let other_tool = json!({"tool": "lint", "input": {"platform": "a", "event": "b"}});
+        assert!(invocations(&other_tool).is_empty());
     }
 
     #[test]

@@ -9,4 +9,5 @@ mod setup;
 #[cfg(test)]
 mod tests;
 
-context_mode_sdk::export_adapter!();
+// From 2.1.197 on the tool events are answered by `cm serve` (setup.rs).
+context_mode_sdk::export_adapter!(host_version_command = "claude");

@@ -6,7 +6,18 @@
 //! - routing instructions: a file of our own under `.claude/rules/`, which
 //!   Claude Code loads like CLAUDE.md, so the user's CLAUDE.md is never rewritten;
 //! - status line (optional): `statusLine` in `~/.claude/settings.json`.
+//!
+//! From Claude Code 2.1.197 on (the first release whose settings schema has the
+//! `mcp_tool` hook type; 2.1.196 has none) the tool events are answered by the running
+//! `cm serve` instead of a `cm hook` process per call (ADR 27): their entries are
+//! `{"type": "mcp_tool", "server": "context-mode", "tool": "ctx_hook", "input": …}`.
+//! Claude Code interpolates `${field}` in the input's strings from the hook's JSON
+//! (objects as JSON text), so the payload is rebuilt field by field and marked, and
+//! `parse` turns it back into the payload a command hook reads. SessionStart fires before
+//! the MCP servers connect, and the prompt, compaction and stop events are rare, so they
+//! stay command hooks.
 
+use context_mode_sdk::claude_wire::{PAYLOAD_FORM_INTERPOLATED, PAYLOAD_FORM_KEY};
 use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::setup::{cm_command, hook_command, shell_word};
@@ -41,10 +52,74 @@ fn matcher(kind: EventKind) -> String {
     }
 }
 
+/// The first Claude Code release with `mcp_tool` hooks.
+const IN_SERVER_HOOKS_SINCE: (u64, u64, u64) = (2, 1, 197);
+
+/// The name setup registers the MCP server under (`mcp_edit`), which an `mcp_tool`
+/// hook names.
+const MCP_SERVER: &str = "context-mode";
+
+/// The server's hook tool, which tools/list does not show (ADR 27).
+const HOOK_TOOL: &str = "ctx_hook";
+
+/// How long Claude Code waits for the server's answer before going on without it
+/// (its default is ten minutes); `cm hook`'s own budget.
+const IN_SERVER_HOOK_TIMEOUT_SECS: u64 = 5;
+
+/// The hook payload's fields, each interpolated by Claude Code from its JSON; an absent
+/// one becomes "". `cm_payload` marks the form for `parse`.
+const PAYLOAD_FIELDS: &[&str] = &[
+    "hook_event_name",
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "permission_mode",
+    "agent_id",
+    "agent_type",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "tool_response",
+    "duration_ms",
+    "error",
+];
+
+/// How the tool events reach `cm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HookTransport {
+    /// A `cm hook` process per call.
+    Command,
+    /// The running `cm serve` answers (`mcp_tool` hooks).
+    InServer,
+}
+
 pub fn plan(input: &SetupInput) -> SetupPlan {
+    plan_with(input, HookTransport::Command)
+}
+
+/// The plan for the Claude Code version `claude --version` printed
+/// (`2.1.332 (Claude Code)`).
+pub fn plan_for_version(input: &SetupInput, host_version: &str) -> SetupPlan {
+    let transport = match release(host_version) {
+        Some(version) if version >= IN_SERVER_HOOKS_SINCE => HookTransport::InServer,
+        _ => HookTransport::Command,
+    };
+    plan_with(input, transport)
+}
+
+/// `major.minor.patch` from the first word of a version line.
+fn release(line: &str) -> Option<(u64, u64, u64)> {
+    let word = line.split_whitespace().next()?;
+    let core = word.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|part| part.parse::<u64>().ok());
+    let version = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some(version)
+}
+
+fn plan_with(input: &SetupInput, transport: HookTransport) -> SetupPlan {
     let cm = cm_command(&input.cm_command);
     let edits = vec![
-        hooks_edit(cm),
+        hooks_edit(cm, transport),
         mcp_edit(cm),
         routing_edit(input.project_dir.is_some()),
         status_line_edit(cm),
@@ -52,11 +127,17 @@ pub fn plan(input: &SetupInput) -> SetupPlan {
     SetupPlan { edits }
 }
 
-fn hooks_edit(cm: &str) -> ConfigEdit {
+fn hooks_edit(cm: &str, transport: HookTransport) -> ConfigEdit {
     let hooks = EVENTS.iter().fold(JsonObject::new(), |hooks, event| {
-        let handler = JsonObject::new()
-            .put("type", "command")
-            .put("command", hook_command(cm, ADAPTER_ID, event.cli));
+        let in_server = transport == HookTransport::InServer
+            && matches!(event.kind, EventKind::PreToolUse | EventKind::PostToolUse);
+        let handler = if in_server {
+            in_server_handler(event.cli)
+        } else {
+            JsonObject::new()
+                .put("type", "command")
+                .put("command", hook_command(cm, ADAPTER_ID, event.cli))
+        };
         let group = JsonObject::new()
             .put("matcher", matcher(event.kind))
             .put("hooks", Value::Array(vec![handler.into()]));
@@ -72,13 +153,33 @@ fn hooks_edit(cm: &str) -> ConfigEdit {
     }
 }
 
+/// An `mcp_tool` hook entry: `ctx_hook` of our server with the payload rebuilt from
+/// Claude Code's interpolation.
+fn in_server_handler(event: &str) -> JsonObject {
+    let payload = PAYLOAD_FIELDS
+        .iter()
+        .fold(JsonObject::new(), |payload, field| {
+            payload.put(field, format!("${{{field}}}"))
+        })
+        .put(PAYLOAD_FORM_KEY, PAYLOAD_FORM_INTERPOLATED);
+    let input = JsonObject::new()
+        .put("platform", ADAPTER_ID)
+        .put("event", event)
+        .put("payload", payload);
+    JsonObject::new()
+        .put("type", "mcp_tool")
+        .put("server", MCP_SERVER)
+        .put("tool", HOOK_TOOL)
+        .put("input", input)
+        .put("timeout", IN_SERVER_HOOK_TIMEOUT_SECS)
+}
+
 fn mcp_edit(cm: &str) -> ConfigEdit {
     let server = JsonObject::new()
         .put("type", "stdio")
         .put("command", cm)
         .put("args", Value::Array(vec![Value::from("serve")]));
-    let document =
-        JsonObject::new().put("mcpServers", JsonObject::new().put("context-mode", server));
+    let document = JsonObject::new().put("mcpServers", JsonObject::new().put(MCP_SERVER, server));
     ConfigEdit {
         kind: EditKind::McpServer,
         file: "~/.claude.json".to_owned(),
@@ -189,6 +290,65 @@ mod tests {
             "/usr/local/bin/cm hook claude-code stop"
         );
         assert_eq!(hooks["SessionStart"][0]["matcher"], "");
+    }
+
+    #[test]
+    fn releases_from_2_1_197_on_get_the_tool_events_answered_in_server() {
+        let hooks_of = |version: &str| {
+            let plan = plan_for_version(&input("cm", None), version);
+            parse_object(&edit(&plan, "~/.claude/settings.json").content).unwrap()["hooks"].clone()
+        };
+        for version in [
+            "2.1.197 (Claude Code)",
+            "2.1.332 (Claude Code)",
+            "2.2.0",
+            "3.0.1-beta",
+        ] {
+            let hooks = hooks_of(version);
+            for event in ["PreToolUse", "PostToolUse", "PostToolUseFailure"] {
+                let handler = &hooks[event][0]["hooks"][0];
+                assert_eq!(handler["type"], "mcp_tool", "{version} {event}");
+                assert_eq!(handler["server"], "context-mode");
+                assert_eq!(handler["tool"], "ctx_hook");
+                assert_eq!(handler["timeout"], 5);
+                assert_eq!(handler["input"]["platform"], "claude-code");
+                let payload = &handler["input"]["payload"];
+                assert_eq!(payload["tool_input"], "${tool_input}");
+                assert_eq!(payload[PAYLOAD_FORM_KEY], PAYLOAD_FORM_INTERPOLATED);
+            }
+            assert_eq!(
+                hooks["PreToolUse"][0]["hooks"][0]["input"]["event"],
+                "pretooluse"
+            );
+            // The same matchers as the command hooks: our own tools never fire them.
+            assert_eq!(
+                hooks["PreToolUse"][0]["matcher"],
+                matcher(EventKind::PreToolUse).as_str()
+            );
+            for event in ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop"] {
+                assert_eq!(hooks[event][0]["hooks"][0]["type"], "command", "{event}");
+            }
+        }
+        for older in [
+            "2.1.196 (Claude Code)",
+            "2.0.77",
+            "1.0.93",
+            "",
+            "unknown",
+            "2.1",
+        ] {
+            let hooks = hooks_of(older);
+            assert_eq!(
+                hooks["PreToolUse"][0]["hooks"][0]["type"], "command",
+                "{older:?}"
+            );
+            assert_eq!(hooks, hooks_of_plain(), "{older:?}");
+        }
+    }
+
+    fn hooks_of_plain() -> Value {
+        let plan = plan(&input("cm", None));
+        parse_object(&edit(&plan, "~/.claude/settings.json").content).unwrap()["hooks"].clone()
     }
 
     #[test]

@@ -48,6 +48,16 @@ impl Guest for Plugin {
     fn setup(input: SetupInput) -> SetupPlan {
         setup::plan(&input)
     }
+
+    /// A plan that depends on the installed host's version names the program whose
+    /// `--version` prints it (a bare name on PATH); this one does not.
+    fn host_version_command() -> Option<String> {
+        None
+    }
+
+    fn setup_for_version(input: SetupInput, _host_version: String) -> SetupPlan {
+        setup::plan(&input)
+    }
 }
 
 export!(Plugin);

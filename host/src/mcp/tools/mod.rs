@@ -9,6 +9,7 @@ mod doctor;
 mod execute;
 mod execute_file;
 mod fetch_and_index;
+mod hook;
 mod index;
 mod insight;
 pub mod portable;
@@ -45,6 +46,12 @@ pub fn all() -> Vec<ToolSpec> {
         stats::spec(),
         insight::spec(),
     ]
+}
+
+/// The tools `cm serve` answers but does not list: the agent's own hook entries call
+/// them, the model never does (ADR 27).
+pub fn unlisted() -> Vec<ToolSpec> {
+    vec![hook::spec()]
 }
 
 /// The names of every registered tool (what `cm serve`'s self-test expects it to list).

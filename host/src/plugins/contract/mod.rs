@@ -6,6 +6,7 @@
 pub(crate) mod shared;
 pub mod v0_2;
 pub mod v0_3;
+pub mod v0_4;
 
 use wasmtime::component::Component;
 
@@ -23,19 +24,22 @@ pub enum ContractVersion {
     V0_2,
     #[serde(rename = "0.3.0")]
     V0_3,
+    #[serde(rename = "0.4.0")]
+    V0_4,
 }
 
 impl ContractVersion {
     /// Every accepted version, oldest first.
-    pub const ALL: [Self; 2] = [Self::V0_2, Self::V0_3];
+    pub const ALL: [Self; 3] = [Self::V0_2, Self::V0_3, Self::V0_4];
     /// The version built-in plugins and new plugins are built for.
-    pub const NEWEST: Self = Self::V0_3;
+    pub const NEWEST: Self = Self::V0_4;
 
     /// The semver of the WIT package, e.g. `0.3.0`.
     pub fn number(self) -> &'static str {
         match self {
             Self::V0_2 => "0.2.0",
             Self::V0_3 => "0.3.0",
+            Self::V0_4 => "0.4.0",
         }
     }
 
@@ -48,7 +52,7 @@ impl ContractVersion {
         format!("{WIT_PACKAGE}/{interface}@{}", self.number())
     }
 
-    /// `context-mode:plugin@0.2.0 or @0.3.0`, for messages.
+    /// `context-mode:plugin@0.2.0 or @0.3.0 or @0.4.0`, for messages.
     pub fn accepted() -> String {
         let numbers: Vec<String> = Self::ALL
             .iter()
@@ -111,6 +115,7 @@ macro_rules! on_version {
         match $bindings {
             Bindings::V0_2($plugin) => $call,
             Bindings::V0_3($plugin) => $call,
+            Bindings::V0_4($plugin) => $call,
         }
     };
 }

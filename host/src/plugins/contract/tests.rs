@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use super::{ContractVersion, WIT_PACKAGE, v0_2, v0_3};
+use super::{ContractVersion, WIT_PACKAGE, v0_2, v0_3, v0_4};
 use crate::model;
 use crate::plugins::PluginKind;
 
@@ -15,10 +15,16 @@ fn snapshot(version: ContractVersion) -> String {
 
 /// Released contracts, by the sha256 of their snapshot: a plugin built for one must keep
 /// loading, so its WIT never changes again (a change is a new version).
-const RELEASED: &[(ContractVersion, &str)] = &[(
-    ContractVersion::V0_2,
-    "5fd5a5b3830f7864df6beda09c4371dfcf0342b5c8a90ccfd9d43c1ee98b794c",
-)];
+const RELEASED: &[(ContractVersion, &str)] = &[
+    (
+        ContractVersion::V0_2,
+        "5fd5a5b3830f7864df6beda09c4371dfcf0342b5c8a90ccfd9d43c1ee98b794c",
+    ),
+    (
+        ContractVersion::V0_3,
+        "a1224d440f5c70b859b7ed4b3b2edd87fb8cc566e5f42363f59a84fd89040f8f",
+    ),
+];
 
 #[test]
 fn every_accepted_version_has_its_snapshot_and_export_names() {
@@ -42,7 +48,7 @@ fn every_accepted_version_has_its_snapshot_and_export_names() {
     );
     assert_eq!(
         ContractVersion::accepted(),
-        "context-mode:plugin@0.2.0 or @0.3.0"
+        "context-mode:plugin@0.2.0 or @0.3.0 or @0.4.0"
     );
 }
 
@@ -234,6 +240,12 @@ macro_rules! round_trips {
         assert_eq!(wit_context.file_size_bytes, Some(9));
         wit_context
     }};
+}
+
+#[test]
+fn contract_0_4_0_converts_every_field_both_ways() {
+    let wit_context = round_trips!(v0_4);
+    assert_eq!(wit_context.ctx_tools.len(), model::CTX_TOOLS.len());
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Contract 0.3.0 (`wit/plugin@0.3.0`, the newest): its generated bindings and their
-//! conversions to and from the host model. The adapter names the ctx tools itself
+//! Contract 0.3.0 (`wit/plugin@0.3.0`): its generated bindings and their conversions to
+//! and from the host model. The adapter names the ctx tools itself
 //! (`ctx-tool-name`), and the policy context carries every name.
 
 /// The `adapter-plugin` world; also the home of the shared `types` interface.
@@ -39,41 +39,4 @@ use crate::model;
 
 super::shared::shared_conversions!();
 
-/// The descriptor, with the names the adapter gave for the ctx tools.
-pub fn descriptor(d: Descriptor, ctx_tools: model::CtxToolNames) -> model::Descriptor {
-    model::Descriptor {
-        id: d.id,
-        display_name: d.display_name,
-        version: d.version,
-        client_names: d.client_names,
-        env_markers: d.env_markers,
-        file_markers: d.file_markers,
-        events: d.events.into_iter().map(Into::into).collect(),
-        env_vars: d.env_vars,
-        ctx_tools,
-    }
-}
-
-/// One policy call in this version's types.
-pub type PolicyQuestion = (ToolCall, PolicyContext);
-
-/// Lowers one policy call (the host keeps its own for the rest of the chain).
-pub fn policy_question(call: &model::ToolCall, context: &model::PolicyContext) -> PolicyQuestion {
-    let context = PolicyContext {
-        platform: context.platform.clone(),
-        ctx_tools: context
-            .ctx_tools
-            .iter()
-            .map(|(tool, name)| CtxTool {
-                tool: tool.to_string(),
-                name: name.to_string(),
-            })
-            .collect(),
-        server_live: context.server_live,
-        rules: context.rules.iter().cloned().map(Into::into).collect(),
-        nudges_shown: context.nudges_shown.clone(),
-        file_size_bytes: context.file_size_bytes,
-        project_dir: context.project_dir.clone(),
-    };
-    (call.clone().into(), context)
-}
+super::shared::named_tool_conversions!();
