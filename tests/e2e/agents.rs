@@ -2,8 +2,11 @@
 //! (the model endpoint, and nothing that `cm setup` should do itself), and run
 //! non-interactively.
 
+use std::ffi::OsString;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+
+use crate::checks::Check;
 
 /// The prompt each agent gets; the scripted model ignores it.
 pub const PROMPT: &str = "Fetch the e2e fixture, then use context-mode's tools.";
@@ -15,6 +18,7 @@ pub enum Host {
     Codex,
     Copilot,
     Qwen,
+    OpenClaw,
 }
 
 pub struct Agent {
@@ -81,6 +85,15 @@ pub const QWEN: Agent = Agent {
     setup_sees_agent: false,
 };
 
+/// OpenClaw: the gateway's embedded agent, one turn per `openclaw agent --local` (ADR 29).
+pub const OPENCLAW: Agent = Agent {
+    package: "openclaw",
+    version: "2026.9.6",
+    bin: "openclaw",
+    host: Host::OpenClaw,
+    setup_sees_agent: false,
+};
+
 /// The model name both OpenAI-compatible clients send (Copilot CLI knows it, so it
 /// configures tool calling and token limits for it).
 const CHAT_MODEL: &str = "gpt-4.1";
@@ -128,6 +141,25 @@ impl Agent {
             Host::Codex => "codex",
             Host::Copilot => "copilot-cli",
             Host::Qwen => "qwen-code",
+            Host::OpenClaw => "openclaw",
+        }
+    }
+
+    /// The PATH the agent and its install run with: the machine's, with the Node the
+    /// agent needs first when it is not the machine's (OpenClaw wants Node 24).
+    pub fn path(&self) -> Result<OsString, String> {
+        let inherited = std::env::var_os("PATH").unwrap_or_default();
+        match self.host {
+            Host::OpenClaw => crate::openclaw::path(&inherited),
+            _ => Ok(inherited),
+        }
+    }
+
+    /// Checks run with the agent's own CLI after `cm setup` (`run` takes its arguments).
+    pub fn after_setup(&self, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+        match self.host {
+            Host::OpenClaw => crate::openclaw::after_setup(run),
+            _ => Vec::new(),
         }
     }
 
@@ -185,6 +217,7 @@ impl Agent {
                 });
                 write(&home.join(".qwen/settings.json"), &settings.to_string());
             }
+            Host::OpenClaw => crate::openclaw::configure(home, project, base, CHAT_MODEL),
         }
     }
 
@@ -261,11 +294,12 @@ impl Agent {
                     .env("OPENAI_MODEL", CHAT_MODEL)
                     .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
             }
+            Host::OpenClaw => crate::openclaw::apply(command, prompt),
         }
     }
 }
 
-fn write(path: &Path, contents: &str) {
+pub(crate) fn write(path: &Path, contents: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("mkdir");
     }

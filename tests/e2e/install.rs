@@ -3,6 +3,7 @@
 //! filled once by `npm install --prefix` under a lock (tests run in parallel) and reused
 //! after. An install that cannot reach the registry fails the test with one line.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -17,6 +18,22 @@ pub fn cache_root() -> PathBuf {
 
 /// The agent's executable, installing the package first if the cache lacks it.
 pub fn installed(package: &str, version: &str, bin: &str) -> Result<PathBuf, String> {
+    installed_on(
+        package,
+        version,
+        bin,
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )
+}
+
+/// [`installed`], npm running on `path`: a package whose install scripts need another
+/// Node than the machine's (OpenClaw's refuse Node 20) gets that Node's directory first.
+pub fn installed_on(
+    package: &str,
+    version: &str,
+    bin: &str,
+    path: &OsStr,
+) -> Result<PathBuf, String> {
     let root = cache_root();
     let dir = root.join(format!("{package}@{version}"));
     let executable = dir.join("node_modules/.bin").join(bin);
@@ -31,6 +48,7 @@ pub fn installed(package: &str, version: &str, bin: &str) -> Result<PathBuf, Str
     }
     let spec = format!("{package}@{version}");
     let output = Command::new("npm")
+        .env("PATH", path)
         .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
         .arg(&dir)
         .arg(&spec)

@@ -13,6 +13,7 @@ mod file_lock;
 mod http;
 mod install;
 mod model;
+mod openclaw;
 mod script;
 mod served;
 mod session;
@@ -59,4 +60,9 @@ fn copilot_cli_1_0_102() {
 #[test]
 fn qwen_code_0_24_4() {
     session::run(&agents::QWEN).assert_all();
+}
+
+#[test]
+fn openclaw_2026_9_6() {
+    session::run(&agents::OPENCLAW).assert_all();
 }

@@ -60,6 +60,8 @@ const SHELL_TOOLS: &[&str] = &[
     "exec_command",
     "shell_command",
     "shell",
+    // OpenClaw.
+    "exec",
 ];
 
 /// The shell tool this request offers, if any: what makes it the agent's main loop

@@ -14,14 +14,13 @@ use crate::model::FIXTURE_BODY;
 /// The tool events `cm setup` hands to the server, and their `cm hook` names.
 const SERVED: [(&str, &str); 2] = [("PreToolUse", "pretooluse"), ("PostToolUse", "posttooluse")];
 
-/// PATH with the agent's own `node_modules/.bin` first.
-pub fn path_with_agent(executable: &Path) -> OsString {
+/// `path` (the agent's PATH) with its own `node_modules/.bin` first.
+pub fn path_with_agent(executable: &Path, path: &std::ffi::OsStr) -> OsString {
     let bin = executable
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let rest = std::env::var_os("PATH").unwrap_or_default();
-    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest))).expect("PATH")
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(path))).expect("PATH")
 }
 
 /// An MCP server over stdio that completes the handshake, lists no tools and never

@@ -3,6 +3,7 @@
 //! checks run and all failures are reported together, with the agent's output tail and
 //! a summary of the requests, so one run shows everything that is wrong.
 
+use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -48,7 +49,8 @@ pub fn run(agent: &Agent) -> Session {
 }
 
 pub fn run_with(agent: &Agent, variation: Variation) -> Session {
-    let executable = crate::install::installed(agent.package, agent.version, agent.bin)
+    let path = agent.path().unwrap_or_else(|line| panic!("{line}"));
+    let executable = crate::install::installed_on(agent.package, agent.version, agent.bin, &path)
         .unwrap_or_else(|line| panic!("{line}"));
     let dir = tempfile::tempdir().expect("tempdir");
     let canon = |p: PathBuf| {
@@ -65,6 +67,7 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
         &home,
         &project,
         &base,
+        &path,
     ));
     // The first line: Copilot CLI adds "Run 'copilot update' to check for updates."
     let version = String::from_utf8_lossy(&version.stdout)
@@ -77,9 +80,9 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
 
     agent.configure(&home, &project, &base);
     let mut setup = Command::new(env!("CARGO_BIN_EXE_cm"));
-    plain(&mut setup, &home, &project, &base).args(agent.setup_args());
+    plain(&mut setup, &home, &project, &base, &path).args(agent.setup_args());
     if agent.setup_sees_agent {
-        setup.env("PATH", crate::served::path_with_agent(&executable));
+        setup.env("PATH", crate::served::path_with_agent(&executable, &path));
     }
     let setup = capture(&mut setup);
     assert!(
@@ -96,16 +99,19 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
 
-    let listed = agent.mcp_list().map(|(args, expect)| {
-        let listing =
-            capture(plain(&mut Command::new(&executable), &home, &project, &base).args(args));
-        (args, expect, listing)
-    });
+    let run_agent = |args: &[&str]| {
+        let command = &mut Command::new(&executable);
+        capture(plain(command, &home, &project, &base, &path).args(args))
+    };
+    let listed = agent
+        .mcp_list()
+        .map(|(args, expect)| (args, expect, run_agent(args)));
+    let after_setup = agent.after_setup(&run_agent);
 
     let started = Instant::now();
     let run = |prompt: &str, resume: Option<&str>| {
         let mut command = Command::new(&executable);
-        plain(&mut command, &home, &project, &base);
+        plain(&mut command, &home, &project, &base, &path);
         agent.apply(&mut command, &base, prompt, resume);
         capture(&mut command)
     };
@@ -140,6 +146,7 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
         };
     }
     let mut checks = checks(&requests);
+    checks.extend(after_setup);
     if agent.compacts() {
         checks.push(compaction_check(&requests));
     }
@@ -164,13 +171,19 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
     }
 }
 
-/// A command with only what a user's shell would give it: PATH, the throw-away HOME,
+/// A command with only what a user's shell would give it: PATH (`Agent::path`), the throw-away HOME,
 /// the project as working directory, and every proxy pointed at the scripted server so
 /// no request an agent makes can leave the machine.
-fn plain<'a>(command: &'a mut Command, home: &Path, project: &Path, base: &str) -> &'a mut Command {
+fn plain<'a>(
+    command: &'a mut Command,
+    home: &Path,
+    project: &Path,
+    base: &str,
+    path: &OsStr,
+) -> &'a mut Command {
     command
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", path)
         .env("HOME", home)
         .env("LANG", "C.UTF-8")
         .env("TERM", "dumb")

@@ -64,8 +64,14 @@ impl Exchange {
             .map(String::as_str)
     }
 
+    /// The call with this id; OpenClaw sends ids back with only their letters and
+    /// digits (`e2e_shell` as `e2eshell`).
     pub fn call(&self, id: &str) -> Option<&PastCall> {
-        self.calls.iter().find(|c| c.id == id)
+        let bare: String = id.chars().filter(char::is_ascii_alphanumeric).collect();
+        self.calls
+            .iter()
+            .find(|c| c.id == id)
+            .or_else(|| self.calls.iter().find(|c| c.id == bare))
     }
 }
 

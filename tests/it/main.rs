@@ -37,6 +37,7 @@ mod setup_claude_code;
 mod setup_copilot_qwen;
 mod setup_gemini_cursor_codex;
 mod setup_kimi_kiro_agy;
+mod setup_openclaw;
 mod setup_served_hooks;
 mod setup_vscode_jetbrains;
 mod stats_report;

@@ -1,0 +1,24 @@
+//! Every golden stdin payload under `tests/golden/openclaw/` (what the shim hands over,
+//! `hook_event_name` naming the event) parses into its event, with the session key and
+//! project the black-box tests use.
+
+use context_mode_sdk::golden::check_golden_payloads;
+
+use crate::parse::parse;
+use context_mode_sdk::adapter::ParseInput;
+
+#[test]
+fn golden_payloads_parse() {
+    let cases = check_golden_payloads("openclaw", |native, stdin| {
+        parse(&ParseInput {
+            native_event: native.to_owned(),
+            stdin: stdin.to_owned(),
+            env: Vec::new(),
+            parent_pid: 1,
+        })
+        .map_err(|e| format!("{e:?}"))
+    });
+    assert!(cases >= 8, "only {cases} golden payloads for openclaw");
+}
+
+context_mode_sdk::generated_parse_test!("openclaw");
