@@ -1,6 +1,6 @@
 //! Real agents driving `cm` end to end: Claude Code (a line that sends MCP tools inline
 //! and one that defers them behind ToolSearch), Gemini CLI, Codex, GitHub Copilot CLI
-//! and Qwen Code, each installed from npm into a cache outside the clone, set up with
+//! Qwen Code, OpenCode and KiloCode, each installed from npm into a cache outside the clone, set up with
 //! `cm setup`, and run non-interactively against a scripted model server on 127.0.0.1
 //! (ADR 23).
 
@@ -13,6 +13,7 @@ mod file_lock;
 mod http;
 mod install;
 mod model;
+mod opencode;
 mod script;
 mod session;
 mod wire;
@@ -45,4 +46,14 @@ fn copilot_cli_1_0_102() {
 #[test]
 fn qwen_code_0_24_4() {
     session::run(&agents::QWEN).assert_all();
+}
+
+#[test]
+fn opencode_1_18_33() {
+    session::run(&agents::OPENCODE).assert_all();
+}
+
+#[test]
+fn kilocode_7_7_7() {
+    session::run(&agents::KILO).assert_all();
 }
