@@ -18,6 +18,7 @@ pub enum Host {
     Codex,
     Copilot,
     Qwen,
+    OpenCode(crate::opencode::Fork),
     OpenClaw,
 }
 
@@ -94,6 +95,26 @@ pub const OPENCLAW: Agent = Agent {
     setup_sees_agent: false,
 };
 
+/// OpenCode and KiloCode: npm loaders whose optionalDependencies carry the platform's
+/// Bun-compiled executable (~180 MB each); both speak Chat Completions to the
+/// OpenAI-compatible provider their config names (`crate::opencode`).
+pub const OPENCODE: Agent = Agent {
+    package: "opencode-ai",
+    version: "1.18.33",
+    bin: "opencode",
+    host: Host::OpenCode(crate::opencode::Fork::OpenCode),
+    setup_sees_agent: false,
+};
+/// 7.7.7, not the newer 7.8.1: the registry holds no 7.8.1 of the platform packages
+/// (`@kilocode/cli-linux-x64`), so 7.8.1's install fails.
+pub const KILO: Agent = Agent {
+    package: "@kilocode/cli",
+    version: "7.7.7",
+    bin: "kilo",
+    host: Host::OpenCode(crate::opencode::Fork::Kilo),
+    setup_sees_agent: false,
+};
+
 /// The model name both OpenAI-compatible clients send (Copilot CLI knows it, so it
 /// configures tool calling and token limits for it).
 const CHAT_MODEL: &str = "gpt-4.1";
@@ -141,6 +162,8 @@ impl Agent {
             Host::Codex => "codex",
             Host::Copilot => "copilot-cli",
             Host::Qwen => "qwen-code",
+            Host::OpenCode(crate::opencode::Fork::OpenCode) => "opencode",
+            Host::OpenCode(crate::opencode::Fork::Kilo) => "kilo",
             Host::OpenClaw => "openclaw",
         }
     }
@@ -217,6 +240,7 @@ impl Agent {
                 });
                 write(&home.join(".qwen/settings.json"), &settings.to_string());
             }
+            Host::OpenCode(fork) => crate::opencode::configure(fork, home, base),
             Host::OpenClaw => crate::openclaw::configure(home, project, base, CHAT_MODEL),
         }
     }
@@ -294,6 +318,7 @@ impl Agent {
                     .env("OPENAI_MODEL", CHAT_MODEL)
                     .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
             }
+            Host::OpenCode(fork) => crate::opencode::apply(fork, command, prompt),
             Host::OpenClaw => crate::openclaw::apply(command, prompt),
         }
     }

@@ -342,10 +342,15 @@ fn ctx_names(names: &BTreeSet<String>) -> String {
 }
 
 /// Tool names in a text: words starting with `mcp` (or `context-mode-`, Copilot CLI's
-/// prefix) that contain `ctx_`.
+/// prefix, or `context-mode_`, OpenCode's) that contain `ctx_`.
 fn mentioned_tools(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .filter(|w| (w.starts_with("mcp") || w.starts_with("context-mode-")) && w.contains("ctx_"))
+        .filter(|w| {
+            ["mcp", "context-mode-", "context-mode_"]
+                .iter()
+                .any(|prefix| w.starts_with(prefix))
+                && w.contains("ctx_")
+        })
         .map(str::to_owned)
         .collect()
 }

@@ -1,6 +1,6 @@
 //! Real agents driving `cm` end to end: Claude Code (a line that sends MCP tools inline
 //! and one that defers them behind ToolSearch), Gemini CLI, Codex, GitHub Copilot CLI
-//! and Qwen Code, each installed from npm into a cache outside the clone, set up with
+//! Qwen Code, OpenCode and KiloCode, each installed from npm into a cache outside the clone, set up with
 //! `cm setup`, and run non-interactively against a scripted model server on 127.0.0.1
 //! (ADR 23).
 
@@ -14,6 +14,7 @@ mod http;
 mod install;
 mod model;
 mod openclaw;
+mod opencode;
 mod script;
 mod served;
 mod session;
@@ -65,4 +66,14 @@ fn qwen_code_0_24_4() {
 #[test]
 fn openclaw_2026_9_6() {
     session::run(&agents::OPENCLAW).assert_all();
+}
+
+#[test]
+fn opencode_1_18_33() {
+    session::run(&agents::OPENCODE).assert_all();
+}
+
+#[test]
+fn kilocode_7_7_7() {
+    session::run(&agents::KILO).assert_all();
 }
