@@ -74,9 +74,18 @@ fn openclaw_gets_the_plugin_and_the_server_and_keeps_the_users_config() {
 
     assert!(read(&config).contains("// OpenClaw reads JSON5"));
     let doc = jsonc(&config);
-    assert_eq!(doc["models"]["providers"]["local"]["api"], "openai-completions");
-    assert_eq!(doc["plugins"]["entries"]["voice-call"]["config"]["provider"], "twilio");
-    assert_eq!(doc["mcp"]["servers"]["docs"]["transport"], "streamable-http");
+    assert_eq!(
+        doc["models"]["providers"]["local"]["api"],
+        "openai-completions"
+    );
+    assert_eq!(
+        doc["plugins"]["entries"]["voice-call"]["config"]["provider"],
+        "twilio"
+    );
+    assert_eq!(
+        doc["mcp"]["servers"]["docs"]["transport"],
+        "streamable-http"
+    );
     assert_serve(&doc["mcp"]["servers"]["context-mode"]);
     assert_eq!(
         doc["plugins"]["entries"]["context-mode"],
@@ -86,7 +95,10 @@ fn openclaw_gets_the_plugin_and_the_server_and_keeps_the_users_config() {
     assert!(doc["plugins"].get("allow").is_none());
 
     let [package, manifest, shim] = <[_; 3]>::try_from(plugin_files(&state)).unwrap();
-    assert_eq!(jsonc(&package)["openclaw"]["extensions"], json!(["./index.js"]));
+    assert_eq!(
+        jsonc(&package)["openclaw"]["extensions"],
+        json!(["./index.js"])
+    );
     assert_eq!(jsonc(&manifest)["id"], "context-mode");
     let literal = serde_json::to_string(&cm_path()).unwrap();
     assert!(read(&shim).contains(&format!("const CM_COMMAND = {literal};")));
@@ -120,7 +132,10 @@ fn openclaw_state_dir_moves_config_and_plugin() {
     round.apply(&[]);
     assert!(!sandbox.home.join(".openclaw").exists());
     let rows = doctor_statuses(&sandbox, &env);
-    assert!(rows.iter().any(|(n, s)| n == "hooks" && s == "PASS"), "{rows:?}");
+    assert!(
+        rows.iter().any(|(n, s)| n == "hooks" && s == "PASS"),
+        "{rows:?}"
+    );
     round.second_run_changes_nothing(&[]);
     round.remove_restores_everything();
 }
@@ -164,8 +179,14 @@ fn drive(sandbox: &Sandbox, cm_command: &str, calls: Value) -> Value {
     setup_for_the_driver(sandbox);
     let shim = state.join("extensions/context-mode/index.js");
     let text = read(&shim).replace(
-        &format!("const CM_COMMAND = {};", serde_json::to_string(&cm_path()).unwrap()),
-        &format!("const CM_COMMAND = {};", serde_json::to_string(cm_command).unwrap()),
+        &format!(
+            "const CM_COMMAND = {};",
+            serde_json::to_string(&cm_path()).unwrap()
+        ),
+        &format!(
+            "const CM_COMMAND = {};",
+            serde_json::to_string(cm_command).unwrap()
+        ),
     );
     let driven = sandbox.home.join("driven-shim.mjs");
     write(&driven, &text);
@@ -180,13 +201,21 @@ fn drive(sandbox: &Sandbox, cm_command: &str, calls: Value) -> Value {
         .current_dir(&sandbox.project)
         .output()
         .expect("node");
-    assert!(out.status.success(), "node: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "node: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_str(stdout(&out).trim())
         .unwrap_or_else(|e| panic!("the driver's stdout ({e}): {}", stdout(&out)))
 }
 
 fn setup_for_the_driver(sandbox: &Sandbox) {
-    if sandbox.home.join(".openclaw/extensions/context-mode/index.js").is_file() {
+    if sandbox
+        .home
+        .join(".openclaw/extensions/context-mode/index.js")
+        .is_file()
+    {
         return;
     }
     let out = sandbox
@@ -194,7 +223,11 @@ fn setup_for_the_driver(sandbox: &Sandbox) {
         .args(["setup", "--agents", "openclaw", "--yes"])
         .output()
         .expect("cm setup");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn curl_call(project: &Path) -> Value {
@@ -238,7 +271,10 @@ fn the_plugin_hands_events_to_cm_and_returns_its_replies() {
         "before_compaction",
         "after_compaction",
     ] {
-        assert!(out["typed"].as_array().unwrap().contains(&json!(hook)), "{out}");
+        assert!(
+            out["typed"].as_array().unwrap().contains(&json!(hook)),
+            "{out}"
+        );
     }
     assert_eq!(out["internal"], json!(["command:new"]));
     let results = out["results"].as_array().unwrap();
@@ -248,12 +284,19 @@ fn the_plugin_hands_events_to_cm_and_returns_its_replies() {
     assert!(context.contains("context-mode__ctx_execute"), "{out}");
     assert_eq!(results[1]["block"], true, "{out}");
     let reason = results[1]["blockReason"].as_str().unwrap();
-    assert!(reason.contains("redirected to context-mode__ctx_"), "{reason}");
+    assert!(
+        reason.contains("redirected to context-mode__ctx_"),
+        "{reason}"
+    );
     assert_eq!(results[2], Value::Null, "{out}");
     assert_eq!(results[3], Value::Null, "{out}");
     assert_eq!(results[4], Value::Null, "{out}");
     assert_eq!(out["logs"], json!([]), "{out}");
-    assert!(sandbox.hook_errors().is_empty(), "{:?}", sandbox.hook_errors());
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
 }
 
 #[test]
@@ -274,10 +317,26 @@ fn the_plugin_fails_open_with_one_log_line() {
         path.display().to_string()
     };
     let cases = [
-        ("missing", scripts.join("no-such-cm").display().to_string(), "cannot run"),
-        ("crash", fake("crash", "cat >/dev/null; echo boom >&2; exit 3"), "exited with 3"),
-        ("garbage", fake("garbage", "cat >/dev/null; echo 'not json {'"), "not JSON"),
-        ("array", fake("array", "cat >/dev/null; echo '[1]'"), "not an object"),
+        (
+            "missing",
+            scripts.join("no-such-cm").display().to_string(),
+            "cannot run",
+        ),
+        (
+            "crash",
+            fake("crash", "cat >/dev/null; echo boom >&2; exit 3"),
+            "exited with 3",
+        ),
+        (
+            "garbage",
+            fake("garbage", "cat >/dev/null; echo 'not json {'"),
+            "not JSON",
+        ),
+        (
+            "array",
+            fake("array", "cat >/dev/null; echo '[1]'"),
+            "not an object",
+        ),
     ];
     for (label, cm, says) in cases {
         let out = drive(&sandbox, &cm, json!([curl_call(&sandbox.project)]));
@@ -285,7 +344,10 @@ fn the_plugin_fails_open_with_one_log_line() {
         let logs = out["logs"].as_array().unwrap();
         assert_eq!(logs.len(), 1, "{label}: {out}");
         let line = logs[0].as_str().unwrap();
-        assert!(line.contains(says) && line.contains("before_tool_call"), "{label}: {line}");
+        assert!(
+            line.contains(says) && line.contains("before_tool_call"),
+            "{label}: {line}"
+        );
         assert!(!line.contains('\n'), "{label}: {line}");
     }
 }
