@@ -15,6 +15,8 @@ pub enum Host {
     Codex,
     Copilot,
     Qwen,
+    Pi,
+    Omp,
 }
 
 pub struct Agent {
@@ -69,6 +71,22 @@ pub const QWEN: Agent = Agent {
     host: Host::Qwen,
 };
 
+/// Pi Coding Agent, on Node.
+pub const PI: Agent = Agent {
+    package: "@mariozechner/pi-coding-agent",
+    version: "0.73.1",
+    bin: "pi",
+    host: Host::Pi,
+};
+/// OMP (Oh My Pi), a Pi fork on Bun. 18.3.4 is the newest release, but the registry
+/// lacks its `@oh-my-pi/omp-stats@18.3.4`; 18.2.3 is the newest whose dependencies all exist.
+pub const OMP: Agent = Agent {
+    package: "@oh-my-pi/pi-coding-agent",
+    version: "18.2.3",
+    bin: "omp",
+    host: Host::Omp,
+};
+
 /// The model name both OpenAI-compatible clients send (Copilot CLI knows it, so it
 /// configures tool calling and token limits for it).
 const CHAT_MODEL: &str = "gpt-4.1";
@@ -116,6 +134,8 @@ impl Agent {
             Host::Codex => "codex",
             Host::Copilot => "copilot-cli",
             Host::Qwen => "qwen-code",
+            Host::Pi => "pi",
+            Host::Omp => "omp",
         }
     }
 
@@ -173,6 +193,8 @@ impl Agent {
                 });
                 write(&home.join(".qwen/settings.json"), &settings.to_string());
             }
+            Host::Pi => crate::pi::configure_pi(home, base),
+            Host::Omp => crate::pi::configure_omp(home, base),
         }
     }
 
@@ -249,6 +271,8 @@ impl Agent {
                     .env("OPENAI_MODEL", CHAT_MODEL)
                     .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
             }
+            Host::Pi => crate::pi::apply_pi(command, prompt),
+            Host::Omp => crate::pi::apply_omp(command, prompt),
         }
     }
 }

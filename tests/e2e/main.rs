@@ -13,6 +13,7 @@ mod file_lock;
 mod http;
 mod install;
 mod model;
+mod pi;
 mod script;
 mod session;
 mod wire;
@@ -45,4 +46,14 @@ fn copilot_cli_1_0_102() {
 #[test]
 fn qwen_code_0_24_4() {
     session::run(&agents::QWEN).assert_all();
+}
+
+#[test]
+fn pi_0_73_1() {
+    session::run(&agents::PI).assert_all();
+}
+
+#[test]
+fn omp_18_2_3() {
+    session::run(&agents::OMP).assert_all();
 }

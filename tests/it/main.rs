@@ -36,6 +36,7 @@ mod setup_claude_code;
 mod setup_copilot_qwen;
 mod setup_gemini_cursor_codex;
 mod setup_kimi_kiro_agy;
+mod setup_pi_omp;
 mod setup_vscode_jetbrains;
 mod stats_report;
 mod upgrade;
