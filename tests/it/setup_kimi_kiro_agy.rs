@@ -6,7 +6,9 @@
 //! reference name (see each adapter's `setup.rs`).
 
 use crate::common;
-use crate::common::setup_files::{Round, assert_serve, hook_command, jsonc, read, write};
+use crate::common::setup_files::{
+    Round, assert_serve, doctor_rows, hook_command, jsonc, read, write,
+};
 
 use std::path::Path;
 
@@ -61,35 +63,6 @@ const KIMI_EVENTS: [(&str, &str); 7] = [
     ("UserPromptSubmit", "userpromptsubmit"),
     ("Stop", "stop"),
 ];
-
-/// `cm doctor --json --agents <id>`: the status of each of the named rows.
-fn doctor_rows(sandbox: &Sandbox, env: &[(&str, &Path)], id: &str) -> Vec<(String, String)> {
-    let mut command = sandbox.cm();
-    command
-        .env("CONTEXT_MODE_DOCTOR_BUDGET_MS", "60000")
-        .args(["doctor", "--json", "--agents", id]);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let out = command.output().expect("cm doctor");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("doctor json");
-    report["checks"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter(|row| {
-            row["name"]
-                .as_str()
-                .is_some_and(|n| n.starts_with(&format!("{id} ")))
-        })
-        .map(|row| {
-            (
-                row["name"].as_str().unwrap_or_default().to_owned(),
-                row["status"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect()
-}
 
 fn assert_doctor_passes(sandbox: &Sandbox, env: &[(&str, &Path)], id: &str) {
     let rows = doctor_rows(sandbox, env, id);

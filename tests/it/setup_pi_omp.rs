@@ -5,7 +5,7 @@
 //! import the written extension is `tests/e2e` (`pi_0_73_1`, `omp_18_2_3`).
 
 use crate::common;
-use crate::common::setup_files::{Round, cm_path, read, write};
+use crate::common::setup_files::{Round, cm_path, doctor_rows, read, write};
 
 use std::path::Path;
 
@@ -16,33 +16,6 @@ const MODELS: &str = "{\"providers\": {}}\n";
 const USER_EXTENSION: &str =
     "export default function (pi) { pi.on(\"tool_call\", () => undefined); }\n";
 const USER_AGENTS_MD: &str = "# House rules\n\nRun the tests before every commit.\n";
-
-/// `cm doctor --json --agents <id>`: (row name, status) of the agent's rows.
-fn doctor_rows(sandbox: &Sandbox, env: &[(&str, &Path)], id: &str) -> Vec<(String, String)> {
-    let mut command = sandbox.cm();
-    command
-        .env("CONTEXT_MODE_DOCTOR_BUDGET_MS", "60000")
-        .args(["doctor", "--json", "--agents", id]);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let out = command.output().expect("cm doctor");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("doctor json");
-    report["checks"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter_map(|row| {
-            let name = row["name"].as_str()?;
-            name.starts_with(&format!("{id} ")).then(|| {
-                (
-                    name.to_owned(),
-                    row["status"].as_str().unwrap_or_default().to_owned(),
-                )
-            })
-        })
-        .collect()
-}
 
 /// The extension as written: this adapter's id, the `cm` that ran setup, and the
 /// events and tool forwarding of the shim.

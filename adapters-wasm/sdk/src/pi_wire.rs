@@ -18,7 +18,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::adapter::{Capabilities, ParseError, ParseInput, Rendered, Reply, Verdict};
+use crate::adapter::{
+    Capabilities, ConfigEdit, ConfigFormat, EditKind, ParseError, ParseInput, Rendered, Reply,
+    SetupInput, SetupPlan, Verdict,
+};
 use crate::claude_wire::parse_claude_payload;
 use crate::json::{JsonObject, get_str, non_empty};
 use crate::reply::{non_blank, updated_input};
@@ -82,6 +85,55 @@ pub fn shim_source(template: &str, cm: &str, adapter: &str, client: &str) -> Str
         .replace("\"__CM__\"", &quoted(cm))
         .replace("\"__ADAPTER__\"", &quoted(adapter))
         .replace("\"__CLIENT__\"", &quoted(client))
+}
+
+/// Where one host keeps the extension and its routing file, and what it is called.
+pub struct PiHost {
+    pub adapter: &'static str,
+    pub display_name: &'static str,
+    pub client_name: &'static str,
+    /// The shim written whole here (the host's user-level `extensions/` directory).
+    pub extension_file: &'static str,
+    /// The user-level `AGENTS.md`; a project's is `{project}/AGENTS.md` in both hosts.
+    pub global_agents_md: &'static str,
+    pub routing_text: &'static str,
+}
+
+/// The setup plan of either host: the extension (a `hooks` edit: it carries the events
+/// and the tools, so there is no `mcp-server` edit) and the optional routing text.
+pub fn pi_setup_plan(host: &PiHost, shim: &str, input: &SetupInput) -> SetupPlan {
+    let cm = crate::setup::cm_command(&input.cm_command);
+    let (routing_file, scope) = if input.project_dir.is_some() {
+        ("{project}/AGENTS.md", "this project")
+    } else {
+        (host.global_agents_md, "every project")
+    };
+    SetupPlan {
+        edits: vec![
+            ConfigEdit {
+                kind: EditKind::Hooks,
+                file: host.extension_file.to_owned(),
+                format: ConfigFormat::Text,
+                content: shim_source(shim, cm, host.adapter, host.client_name),
+                summary: format!(
+                    "Install the context-mode extension (its hooks and the ctx_* tools) into {}",
+                    host.display_name
+                ),
+                optional: false,
+            },
+            ConfigEdit {
+                kind: EditKind::Instructions,
+                file: routing_file.to_owned(),
+                format: ConfigFormat::Text,
+                content: host.routing_text.to_owned(),
+                summary: format!(
+                    "Add context-mode's routing rules to {}'s AGENTS.md for {scope}",
+                    host.display_name
+                ),
+                optional: true,
+            },
+        ],
+    }
 }
 
 /// The shim's payload for one event → the normalized event.

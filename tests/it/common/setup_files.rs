@@ -134,3 +134,32 @@ impl Round<'_> {
         }
     }
 }
+
+/// `cm doctor --json --agents <id>`: the status of each of the named rows.
+pub fn doctor_rows(sandbox: &Sandbox, env: &[(&str, &Path)], id: &str) -> Vec<(String, String)> {
+    let mut command = sandbox.cm();
+    command
+        .env("CONTEXT_MODE_DOCTOR_BUDGET_MS", "60000")
+        .args(["doctor", "--json", "--agents", id]);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().expect("cm doctor");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+    report["checks"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| {
+            row["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with(&format!("{id} ")))
+        })
+        .map(|row| {
+            (
+                row["name"].as_str().unwrap_or_default().to_owned(),
+                row["status"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}

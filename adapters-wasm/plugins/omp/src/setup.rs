@@ -1,4 +1,4 @@
-//! The config edits that register context-mode with OMP:
+//! The config edits that register context-mode with OMP (`pi_wire::pi_setup_plan`):
 //!
 //! - hooks (and tools): the extension Pi gets too (`configs/pi/context-mode.js`, with
 //!   this adapter's id), written whole to `~/.omp/agent/extensions/context-mode.js`;
@@ -13,53 +13,30 @@
 //!   or the project's `AGENTS.md` (**verified**: `discovery/builtin.ts` and
 //!   `discovery/agents-md.ts`).
 
-use context_mode_sdk::pi_wire::shim_source;
-use context_mode_sdk::setup::cm_command;
+use context_mode_sdk::pi_wire::{PiHost, pi_setup_plan};
 
 use crate::ADAPTER_ID;
 use crate::describe::CLIENT_NAME;
-use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
+use context_mode_sdk::adapter::{SetupInput, SetupPlan};
 
-const EXTENSION_FILE: &str = "~/.omp/agent/extensions/context-mode.js";
-const GLOBAL_AGENTS_MD: &str = "~/.omp/agent/AGENTS.md";
-const PROJECT_AGENTS_MD: &str = "{project}/AGENTS.md";
+const HOST: PiHost = PiHost {
+    adapter: ADAPTER_ID,
+    display_name: "OMP",
+    client_name: CLIENT_NAME,
+    extension_file: "~/.omp/agent/extensions/context-mode.js",
+    global_agents_md: "~/.omp/agent/AGENTS.md",
+    routing_text: include_str!("../../../../configs/omp/AGENTS.md"),
+};
 const SHIM: &str = include_str!("../../../../configs/pi/context-mode.js");
-const ROUTING_TEXT: &str = include_str!("../../../../configs/omp/AGENTS.md");
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
-    let cm = cm_command(&input.cm_command);
-    let (routing_file, scope) = if input.project_dir.is_some() {
-        (PROJECT_AGENTS_MD, "this project")
-    } else {
-        (GLOBAL_AGENTS_MD, "every project")
-    };
-    SetupPlan {
-        edits: vec![
-            ConfigEdit {
-                kind: EditKind::Hooks,
-                file: EXTENSION_FILE.to_owned(),
-                format: ConfigFormat::Text,
-                content: shim_source(SHIM, cm, ADAPTER_ID, CLIENT_NAME),
-                summary:
-                    "Install the context-mode extension (its hooks and the ctx_* tools) into OMP"
-                        .to_owned(),
-                optional: false,
-            },
-            ConfigEdit {
-                kind: EditKind::Instructions,
-                file: routing_file.to_owned(),
-                format: ConfigFormat::Text,
-                content: ROUTING_TEXT.to_owned(),
-                summary: format!("Add context-mode's routing rules to OMP's AGENTS.md for {scope}"),
-                optional: true,
-            },
-        ],
-    }
+    pi_setup_plan(&HOST, SHIM, input)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use context_mode_sdk::adapter::EditKind;
 
     #[test]
     fn the_extension_lives_under_omp_never_under_pi() {
@@ -67,8 +44,10 @@ mod tests {
             cm_command: "/opt/cm".to_owned(),
             project_dir: None,
         });
-        assert_eq!(plan.edits[0].file, EXTENSION_FILE);
-        assert_eq!(plan.edits[0].kind, EditKind::Hooks);
+        assert_eq!(
+            (plan.edits[0].kind, plan.edits[0].file.as_str()),
+            (EditKind::Hooks, HOST.extension_file)
+        );
         let shim = &plan.edits[0].content;
         assert!(shim.contains("const ADAPTER = \"omp\";"));
         assert!(shim.contains("const CLIENT = \"omp-coding-agent\";"));
@@ -76,13 +55,8 @@ mod tests {
         assert!(plan.edits.iter().all(|e| !e.file.contains(".pi/")));
         assert_eq!(
             (plan.edits[1].file.as_str(), plan.edits[1].optional),
-            (GLOBAL_AGENTS_MD, true)
+            (HOST.global_agents_md, true)
         );
         assert!(plan.edits[1].content.contains("`eval`"));
-        let project = super::plan(&SetupInput {
-            cm_command: "cm".to_owned(),
-            project_dir: Some("/home/dev/app".to_owned()),
-        });
-        assert_eq!(project.edits[1].file, PROJECT_AGENTS_MD);
     }
 }

@@ -1,4 +1,4 @@
-//! The config edits that register context-mode with Pi:
+//! The config edits that register context-mode with Pi (`pi_wire::pi_setup_plan`):
 //!
 //! - hooks (and tools): the extension `configs/pi/context-mode.js`, written whole to
 //!   `<agent dir>/extensions/context-mode.js`, where Pi's loader imports every `*.js` /
@@ -11,57 +11,30 @@
 //!   the project's `AGENTS.md`, both of which Pi loads at startup (**verified**: README,
 //!   "Context Files").
 
-use context_mode_sdk::pi_wire::shim_source;
-use context_mode_sdk::setup::cm_command;
+use context_mode_sdk::pi_wire::{PiHost, pi_setup_plan};
 
 use crate::ADAPTER_ID;
 use crate::describe::CLIENT_NAME;
-use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
+use context_mode_sdk::adapter::{SetupInput, SetupPlan};
 
-const EXTENSION_FILE: &str = "{env:PI_CODING_AGENT_DIR|~/.pi/agent}/extensions/context-mode.js";
-const GLOBAL_AGENTS_MD: &str = "{env:PI_CODING_AGENT_DIR|~/.pi/agent}/AGENTS.md";
-const PROJECT_AGENTS_MD: &str = "{project}/AGENTS.md";
+const HOST: PiHost = PiHost {
+    adapter: ADAPTER_ID,
+    display_name: "Pi",
+    client_name: CLIENT_NAME,
+    extension_file: "{env:PI_CODING_AGENT_DIR|~/.pi/agent}/extensions/context-mode.js",
+    global_agents_md: "{env:PI_CODING_AGENT_DIR|~/.pi/agent}/AGENTS.md",
+    routing_text: include_str!("../../../../configs/pi/AGENTS.md"),
+};
 const SHIM: &str = include_str!("../../../../configs/pi/context-mode.js");
-const ROUTING_TEXT: &str = include_str!("../../../../configs/pi/AGENTS.md");
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
-    let cm = cm_command(&input.cm_command);
-    SetupPlan {
-        edits: vec![
-            ConfigEdit {
-                kind: EditKind::Hooks,
-                file: EXTENSION_FILE.to_owned(),
-                format: ConfigFormat::Text,
-                content: shim_source(SHIM, cm, ADAPTER_ID, CLIENT_NAME),
-                summary:
-                    "Install the context-mode extension (its hooks and the ctx_* tools) into Pi"
-                        .to_owned(),
-                optional: false,
-            },
-            routing_edit(input.project_dir.is_some()),
-        ],
-    }
-}
-
-fn routing_edit(for_project: bool) -> ConfigEdit {
-    let (file, scope) = if for_project {
-        (PROJECT_AGENTS_MD, "this project")
-    } else {
-        (GLOBAL_AGENTS_MD, "every project")
-    };
-    ConfigEdit {
-        kind: EditKind::Instructions,
-        file: file.to_owned(),
-        format: ConfigFormat::Text,
-        content: ROUTING_TEXT.to_owned(),
-        summary: format!("Add context-mode's routing rules to Pi's AGENTS.md for {scope}"),
-        optional: true,
-    }
+    pi_setup_plan(&HOST, SHIM, input)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use context_mode_sdk::adapter::EditKind;
 
     fn input(cm: &str, project: Option<&str>) -> SetupInput {
         SetupInput {
@@ -81,8 +54,8 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                (EditKind::Hooks, EXTENSION_FILE, false),
-                (EditKind::Instructions, GLOBAL_AGENTS_MD, true),
+                (EditKind::Hooks, HOST.extension_file, false),
+                (EditKind::Instructions, HOST.global_agents_md, true),
             ]
         );
         let shim = &plan.edits[0].content;
@@ -95,14 +68,14 @@ mod tests {
         assert!(!shim.contains("__CM__") && !shim.contains("__ADAPTER__"));
         assert!(plan.edits[1].content.contains("`ctx_execute`"));
         let project = super::plan(&input("cm", Some("/home/dev/app")));
-        assert_eq!(project.edits[1].file, PROJECT_AGENTS_MD);
+        assert_eq!(project.edits[1].file, "{project}/AGENTS.md");
         assert!(project.edits[0].content.contains("const CM = \"cm\";"));
     }
 
     #[test]
     fn the_shim_registers_every_event_the_descriptor_declares() {
         let shim = &plan(&input("cm", None)).edits[0].content;
-        for event in context_mode_sdk::pi_wire::PI_EVENTS {
+        for event in crate::describe::EVENTS {
             assert!(
                 shim.contains(&format!("pi.on(\"{}\"", event.cli))
                     && shim.contains(&format!("hook(\"{}\"", event.cli)),
