@@ -66,14 +66,14 @@ fn it_writes_the_template_with_placeholders_replaced_and_the_newest_wit() {
     }
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"team-rules\""), "{manifest}");
-    assert!(manifest.contains("contract 0.3.0"), "{manifest}");
+    assert!(manifest.contains("contract 0.4.0"), "{manifest}");
     let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
     assert!(lib.contains("id: \"team-rules\".into()"), "{lib}");
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(readme.contains("release/team_rules.wasm"), "{readme}");
     assert_eq!(
         std::fs::read_to_string(dir.join("wit/plugin.wit")).unwrap(),
-        std::fs::read_to_string(repo_root().join("wit/plugin@0.3.0/plugin.wit")).unwrap()
+        std::fs::read_to_string(repo_root().join("wit/plugin@0.4.0/plugin.wit")).unwrap()
     );
 
     let shown = format!("'{}'", dir.display());
@@ -81,7 +81,7 @@ fn it_writes_the_template_with_placeholders_replaced_and_the_newest_wit() {
         stdout.lines().collect::<Vec<_>>(),
         [
             format!(
-                "wrote a rust policy plugin `team-rules` (contract 0.3.0) in {}:",
+                "wrote a rust policy plugin `team-rules` (contract 0.4.0) in {}:",
                 dir.display()
             )
             .as_str(),
@@ -162,7 +162,7 @@ fn a_non_empty_directory_is_refused_and_left_as_it_is() {
     let out = plugin_new(&sandbox, &["adapter", "--lang", "rust", "."]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.starts_with("wrote a rust adapter plugin `project` (contract 0.3.0) in .:"),
+        stdout.starts_with("wrote a rust adapter plugin `project` (contract 0.4.0) in .:"),
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -18,6 +18,8 @@ pub enum Host {
     Codex,
     Copilot,
     Qwen,
+    Pi,
+    Omp,
     OpenCode(crate::opencode::Fork),
     OpenClaw,
 }
@@ -115,6 +117,24 @@ pub const KILO: Agent = Agent {
     setup_sees_agent: false,
 };
 
+/// Pi Coding Agent, on Node.
+pub const PI: Agent = Agent {
+    package: "@mariozechner/pi-coding-agent",
+    version: "0.73.1",
+    bin: "pi",
+    host: Host::Pi,
+    setup_sees_agent: false,
+};
+/// OMP (Oh My Pi), a Pi fork on Bun. 18.3.4 is the newest release, but the registry
+/// lacks its `@oh-my-pi/omp-stats@18.3.4`; 18.2.3 is the newest whose dependencies all exist.
+pub const OMP: Agent = Agent {
+    package: "@oh-my-pi/pi-coding-agent",
+    version: "18.2.3",
+    bin: "omp",
+    host: Host::Omp,
+    setup_sees_agent: false,
+};
+
 /// The model name both OpenAI-compatible clients send (Copilot CLI knows it, so it
 /// configures tool calling and token limits for it).
 const CHAT_MODEL: &str = "gpt-4.1";
@@ -162,6 +182,8 @@ impl Agent {
             Host::Codex => "codex",
             Host::Copilot => "copilot-cli",
             Host::Qwen => "qwen-code",
+            Host::Pi => "pi",
+            Host::Omp => "omp",
             Host::OpenCode(crate::opencode::Fork::OpenCode) => "opencode",
             Host::OpenCode(crate::opencode::Fork::Kilo) => "kilo",
             Host::OpenClaw => "openclaw",
@@ -240,6 +262,8 @@ impl Agent {
                 });
                 write(&home.join(".qwen/settings.json"), &settings.to_string());
             }
+            Host::Pi => crate::pi::configure_pi(home, base),
+            Host::Omp => crate::pi::configure_omp(home, base),
             Host::OpenCode(fork) => crate::opencode::configure(fork, home, base),
             Host::OpenClaw => crate::openclaw::configure(home, project, base, CHAT_MODEL),
         }
@@ -318,6 +342,8 @@ impl Agent {
                     .env("OPENAI_MODEL", CHAT_MODEL)
                     .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
             }
+            Host::Pi => crate::pi::apply_pi(command, prompt),
+            Host::Omp => crate::pi::apply_omp(command, prompt),
             Host::OpenCode(fork) => crate::opencode::apply(fork, command, prompt),
             Host::OpenClaw => crate::openclaw::apply(command, prompt),
         }

@@ -15,6 +15,7 @@ mod install;
 mod model;
 mod openclaw;
 mod opencode;
+mod pi;
 mod script;
 mod served;
 mod session;
@@ -76,4 +77,14 @@ fn opencode_1_18_33() {
 #[test]
 fn kilocode_7_7_7() {
     session::run(&agents::KILO).assert_all();
+}
+
+#[test]
+fn pi_0_73_1() {
+    session::run(&agents::PI).assert_all();
+}
+
+#[test]
+fn omp_18_2_3() {
+    session::run(&agents::OMP).assert_all();
 }

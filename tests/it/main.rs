@@ -39,6 +39,7 @@ mod setup_gemini_cursor_codex;
 mod setup_kimi_kiro_agy;
 mod setup_openclaw;
 mod setup_opencode_kilo;
+mod setup_pi_omp;
 mod setup_served_hooks;
 mod setup_vscode_jetbrains;
 mod stats_report;

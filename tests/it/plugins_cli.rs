@@ -117,7 +117,7 @@ fn plugins_built_for_contract_0_2_0_still_load_and_decide() {
         Some("0.2.0"),
         "{listed}"
     );
-    assert_eq!(row("claude-code").as_deref(), Some("0.3.0"), "{listed}");
+    assert_eq!(row("claude-code").as_deref(), Some("0.4.0"), "{listed}");
     // A record written before the registry kept the version: the component says it.
     let registry = sandbox.root.join("plugins/registry.json");
     let mut records: serde_json::Value =
@@ -177,7 +177,7 @@ fn a_component_for_another_contract_version_is_refused() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("built for the plugin contract context-mode:plugin@0.9.0; this cm accepts context-mode:plugin@0.2.0 or @0.3.0 — rebuild it against wit/ of this cm"),
+        stderr.contains("built for the plugin contract context-mode:plugin@0.9.0; this cm accepts context-mode:plugin@0.2.0 or @0.3.0 or @0.4.0 — rebuild it against wit/ of this cm"),
         "{stderr}"
     );
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
