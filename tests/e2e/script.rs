@@ -26,8 +26,9 @@ pub const SEARCH: &str = "e2e_search";
 pub const REDIRECT_LOAD: &str = "e2e_redirect_load";
 pub const REDIRECT: &str = "e2e_redirect";
 
-/// What the plain shell call runs, and what its output must contain.
-pub const PLAIN_SHELL_CODE: &str = "echo cm-e2e-plain-$((6*7))";
+/// What the plain shell call runs, and what its output must contain (no `$(`: Gemini CLI
+/// refuses command substitution).
+pub const PLAIN_SHELL_CODE: &str = "expr 6 '*' 7 | sed 's/^/cm-e2e-plain-/'";
 pub const PLAIN_SHELL_OUTPUT: &str = "cm-e2e-plain-42";
 /// What `ctx_execute` runs, and what its output must contain (computed, so the
 /// arguments echoed back cannot satisfy the check).
