@@ -2,12 +2,15 @@
 # The OpenClaw shim's per-event cost (tests/bench/openclaw_shim.mjs): a release `cm`, a
 # throw-away HOME set up with `cm setup --agents openclaw`, a live `cm serve` (so redirects
 # are issued), then the shim driven from Node. Prints a markdown table.
-#   usage: tests/bench/openclaw_shim.sh [runs]   (needs node on PATH; any Node 20+ runs the shim)
+#   usage: [CM=/path/to/cm] tests/bench/openclaw_shim.sh [runs]   (needs node on PATH; any Node 20+ runs the shim)
 set -euo pipefail
 runs=${1:-200}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-cargo build --quiet --release -p cm --manifest-path "$repo/Cargo.toml"
-CM="$repo/target/release/cm"
+# CM=/path/to/cm uses that build instead of building target/release/cm.
+if [ -z "${CM:-}" ]; then
+    cargo build --quiet --release -p cm --manifest-path "$repo/Cargo.toml"
+    CM="$repo/target/release/cm"
+fi
 
 work=$(mktemp -d)
 cleanup() { [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$work"; }

@@ -42,5 +42,6 @@ mod setup_opencode_kilo;
 mod setup_pi_omp;
 mod setup_served_hooks;
 mod setup_vscode_jetbrains;
+mod setup_zed_antigravity;
 mod stats_report;
 mod upgrade;

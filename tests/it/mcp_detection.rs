@@ -39,6 +39,10 @@ fn client_names_of_each_host() {
         ("Codex", "codex"),
         ("codex-mcp-client", "codex"),
         ("claude-code", "claude-code"),
+        // Zed's context_server client; the MCP-only hosts are found by nothing else.
+        ("Zed", "zed"),
+        ("antigravity-client", "antigravity"),
+        ("agy", "antigravity-cli"),
     ] {
         assert_eq!(detected(client, &[]).as_deref(), Some(platform), "{client}");
     }

@@ -326,7 +326,8 @@ fn list_shows_the_variables_each_adapter_reads() {
         "{listed}"
     );
     assert!(line("policy   default").ends_with(" -"), "{listed}");
-    // Every built-in adapter (one per golden platform directory) is described: no `?`.
+    // Every built-in adapter (one per golden platform directory, plus the MCP-only
+    // hosts, which have no payloads) is described: no `?`.
     let built_in: Vec<&str> = listed
         .lines()
         .filter(|l| l.starts_with("adapter") && l.contains(" built-in "))
@@ -337,7 +338,16 @@ fn list_shows_the_variables_each_adapter_reads() {
         .flatten()
         .filter(|e| e.path().is_dir())
         .count();
-    assert_eq!(built_in.len(), platforms, "{listed}");
+    let mcp_only = ["zed", "antigravity"];
+    for id in mcp_only {
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.starts_with(&format!("adapter  {id} "))),
+            "{listed}"
+        );
+    }
+    assert_eq!(built_in.len(), platforms + mcp_only.len(), "{listed}");
     assert!(built_in.iter().all(|vars| !vars.contains('?')), "{listed}");
     assert!(
         built_in.iter().filter(|vars| **vars != "-").count() >= 4,

@@ -190,13 +190,17 @@ pub fn check_parse_total(
 #[allow(clippy::crate_in_macro_def)]
 macro_rules! generated_parse_test {
     ($platform:literal) => {
+        $crate::generated_parse_test!($platform, seeded_by = $platform);
+    };
+    // A host without payloads of its own (MCP only) seeds from another host's goldens.
+    ($platform:literal, seeded_by = $seed:literal) => {
         /// Generated stdin never makes `parse` panic; the errors are the typed ones.
         #[test]
         fn generated_stdin_parses_or_fails_typed() {
             use $crate::adapter::{ParseError, ParseInput};
             use $crate::hostile::{Parsed, check_parse_total};
             let events: Vec<&str> = crate::describe::EVENTS.iter().map(|e| e.cli).collect();
-            let dir = $crate::golden::golden_dir($platform);
+            let dir = $crate::golden::golden_dir($seed);
             check_parse_total(std::path::Path::new(&dir), &events, |native, stdin| {
                 let input = ParseInput {
                     native_event: native.to_owned(),

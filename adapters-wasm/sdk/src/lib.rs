@@ -21,6 +21,7 @@ pub mod golden;
 #[cfg(all(feature = "hostile-inputs", not(target_arch = "wasm32")))]
 pub mod hostile;
 pub mod json;
+pub mod mcp_only;
 pub mod output;
 pub mod pi_wire;
 mod policy_types;

@@ -99,6 +99,22 @@ fn transport(agent: &AgentRegistration, edit: &EditCheck) -> String {
     }
 }
 
+/// The one row an MCP-only host gets instead of a hooks row: a warning, because no
+/// tool call of it is ever intercepted, whatever is registered.
+fn mcp_only_row(agent: &AgentRegistration) -> Check {
+    Check::warn(
+        format!("{} hooks", agent.id),
+        format!(
+            "{} has no hooks: only the ctx_* tools are registered, and nothing stops a large tool output; the routing file is the only guidance its model gets",
+            agent.display_name
+        ),
+        Some(format!(
+            "cm setup --agents {} --routing --project (writes the routing file)",
+            agent.id
+        )),
+    )
+}
+
 fn rows(agents: &[AgentRegistration]) -> Vec<Check> {
     let mut rows = Vec::new();
     for agent in agents {
@@ -135,6 +151,9 @@ fn rows(agents: &[AgentRegistration]) -> Vec<Check> {
                     Check::fail(name, format!("{file}: {reason}"), fix)
                 }
             });
+        }
+        if agent.mcp_only {
+            rows.push(mcp_only_row(agent));
         }
         for duplicate in &agent.duplicates {
             rows.push(Check::fail(

@@ -19,6 +19,12 @@ pub enum HookFailure {
         platform: String,
         known: String,
     },
+    /// An MCP-only host (Zed, Antigravity IDE) declares no events: a hook entry naming
+    /// it was written by hand or by another tool.
+    #[error(
+        "{platform} has no hook events (an MCP-only host): remove the hook entry that runs cm hook {platform}"
+    )]
+    NoHookEvents { platform: String },
     #[error("cannot read stdin: {0}")]
     Stdin(std::io::Error),
     #[error("stdin is over {HOOK_STDIN_MAX_BYTES} bytes")]

@@ -301,6 +301,11 @@ pub(super) fn binding_for(
     descriptor: &Descriptor,
     event: &str,
 ) -> Result<EventBinding, HookFailure> {
+    if descriptor.events.is_empty() {
+        return Err(HookFailure::NoHookEvents {
+            platform: descriptor.id.clone(),
+        });
+    }
     descriptor
         .events
         .iter()

@@ -28,6 +28,9 @@ pub struct AgentRegistration {
     /// For an adapter whose plan depends on the host's version: the version line found,
     /// `Some(None)` when the host's program did not answer; `None` otherwise.
     pub host_version: Option<Option<String>>,
+    /// The host declares no hook events (Zed, Antigravity IDE): nothing intercepts its
+    /// tool calls, and the routing file is its only enforcement.
+    pub mcp_only: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +122,7 @@ pub fn inspect_project(
             edits: checks,
             duplicates,
             host_version,
+            mcp_only: agent.descriptor.events.is_empty(),
         });
     }
     Ok(report)
