@@ -15,6 +15,7 @@ mod hook_cursor;
 mod hook_fail_open;
 mod hook_gemini_cli;
 mod hook_goldens;
+mod hook_opencode;
 mod hook_policy_rewrite;
 mod hook_post_tool_use;
 mod hook_served;

@@ -6,7 +6,7 @@
 //!    plugin's server is `plugin:<plugin>:<server>` (its `plugin.json` name, and the
 //!    `mcpServers` key of `plugin.json` or `.mcp.json` that runs `cm serve`);
 //! 3. the entry that runs `cm serve` in the MCP config files the adapter's setup plan
-//!    writes (`mcpServers` / `mcp_servers`, and Claude's per-project
+//!    writes (`mcpServers` / `mcp_servers`, the key the plan itself uses (OpenCode's `mcp`, whose `command` is an argv array), and Claude's per-project
 //!    `projects.<dir>.mcpServers`), read only when one of them changed since the last
 //!    hook: the answer is cached beside the data with each file's size and mtime;
 //! 4. [`MCP_SERVER_NAME`], the name `cm setup` registers.
@@ -27,6 +27,10 @@ const CLAUDE_PLUGIN_ROOT_ENV: &str = "CLAUDE_PLUGIN_ROOT";
 pub struct McpConfigFile {
     pub path: PathBuf,
     pub format: ConfigFormat,
+    /// Where the adapter's plan keeps servers in this file (`["mcp"]` for OpenCode,
+    /// `["context_servers"]` for Zed, `["mcp", "servers"]` for OpenClaw); empty when
+    /// the plan does not say.
+    pub servers_at: Vec<String>,
 }
 
 /// The MCP config files of a setup plan's `mcp-server` edits, resolved.
@@ -45,11 +49,39 @@ pub fn mcp_config_files(
             Some(McpConfigFile {
                 path,
                 format: e.format,
+                servers_at: servers_path(&e.content, e.format).unwrap_or_default(),
             })
         })
         .collect();
     files.dedup_by(|a, b| a.path == b.path);
     files
+}
+
+/// The keys leading to the object that holds our server in a plan document.
+fn servers_path(content: &str, format: ConfigFormat) -> Option<Vec<String>> {
+    fn find(value: &Value, at: &mut Vec<String>) -> bool {
+        let Some(map) = value.as_object() else {
+            return false;
+        };
+        if map.get(MCP_SERVER_NAME).is_some_and(Value::is_object) {
+            return true;
+        }
+        for (key, child) in map {
+            at.push(key.clone());
+            if find(child, at) {
+                return true;
+            }
+            at.pop();
+        }
+        false
+    }
+    let document: Value = match format {
+        ConfigFormat::Toml => serde_json::to_value(content.parse::<toml::Table>().ok()?).ok()?,
+        ConfigFormat::Json => serde_json::from_str(content).ok()?,
+        _ => return None,
+    };
+    let mut at = Vec::new();
+    find(&document, &mut at).then_some(at)
 }
 
 /// Our tools' names on `descriptor`'s host when it registered us under another name
@@ -143,8 +175,12 @@ fn in_file(file: &McpConfigFile, project: &Path) -> Option<String> {
         .get("projects")
         .and_then(|p| p.get(project.display().to_string()))
         .and_then(|p| p.get("mcpServers"));
+    let planned = (!file.servers_at.is_empty())
+        .then(|| file.servers_at.iter().try_fold(&value, |v, key| v.get(key)))
+        .flatten();
     [
         project_scope,
+        planned,
         value.get("mcpServers"),
         value.get("mcp_servers"),
     ]
@@ -157,9 +193,12 @@ fn in_file(file: &McpConfigFile, project: &Path) -> Option<String> {
 fn ours_in(servers: &Value) -> Option<String> {
     let servers = servers.as_object()?;
     let runs_serve = |entry: &Value| {
-        crate::setup::signature::invocations(entry)
-            .iter()
-            .any(|tail| tail == "serve")
+        use crate::setup::signature::{argv_invocation, invocations};
+        invocations(entry).iter().any(|tail| tail == "serve")
+            || entry
+                .get("command")
+                .and_then(argv_invocation)
+                .is_some_and(|tail| tail == "serve")
     };
     if servers.get(MCP_SERVER_NAME).is_some_and(runs_serve) {
         return Some(MCP_SERVER_NAME.to_string());

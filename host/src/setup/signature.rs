@@ -99,6 +99,19 @@ pub fn invocation_tail(command: &str) -> Option<String> {
     tail_of(rest)
 }
 
+/// The invocation of an argv array whose first word is `cm` (`["/opt/cm", "serve"]`,
+/// OpenCode's and KiloCode's `command`): `serve`. Not part of [`invocations`], which
+/// decides what setup takes as its own entry.
+pub fn argv_invocation(argv: &Value) -> Option<String> {
+    let words: Vec<&str> = argv
+        .as_array()?
+        .iter()
+        .map(Value::as_str)
+        .collect::<Option<_>>()?;
+    let (program, rest) = words.split_first()?;
+    is_cm_word(program.trim()).then(|| tail_of(&rest.join(" ")))?
+}
+
 fn tail_of(rest: &str) -> Option<String> {
     let words: Vec<&str> = rest.split_whitespace().collect();
     let sub = *words.first()?;

@@ -6,6 +6,7 @@ fn json_file(dir: &Path, name: &str, text: &str) -> McpConfigFile {
     McpConfigFile {
         path,
         format: ConfigFormat::Json,
+        servers_at: Vec::new(),
     }
 }
 
@@ -61,6 +62,7 @@ fn codex_toml_and_the_cache_follows_the_file() {
     let files = [McpConfigFile {
         path: path.clone(),
         format: ConfigFormat::Toml,
+        servers_at: Vec::new(),
     }];
     assert_eq!(
         registered(dir.path(), "codex", Path::new("/p"), &files, &no_env),
@@ -103,5 +105,38 @@ fn the_variable_and_a_claude_plugin_name_the_server() {
     assert_eq!(
         registered(dir.path(), "claude-code", Path::new("/p"), &[], &env),
         "plugin:context-mode:context-mode"
+    );
+}
+
+#[test]
+fn the_plans_own_server_key_and_an_argv_command_are_read() {
+    // OpenCode keeps servers under `mcp`, its command an argv array.
+    let planned = r#"{"mcp":{"context-mode":{"type":"local","command":["cm","serve"]}}}"#;
+    assert_eq!(
+        servers_path(planned, ConfigFormat::Json),
+        Some(vec!["mcp".to_owned()])
+    );
+    let openclaw = r#"{"mcp":{"servers":{"context-mode":{"command":"cm","args":["serve"]}}}}"#;
+    assert_eq!(
+        servers_path(openclaw, ConfigFormat::Json),
+        Some(vec!["mcp".to_owned(), "servers".to_owned()])
+    );
+    assert_eq!(servers_path("{}", ConfigFormat::Json), None);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("opencode.json");
+    std::fs::write(
+        &path,
+        r#"{"mcp":{"search":{"type":"remote","url":"http://x"},"ctx":{"type":"local","command":["/opt/bin/cm","serve"]}}}"#,
+    )
+    .expect("write");
+    let files = [McpConfigFile {
+        path,
+        format: ConfigFormat::Json,
+        servers_at: vec!["mcp".to_owned()],
+    }];
+    assert_eq!(
+        registered(dir.path(), "opencode", Path::new("/p"), &files, &no_env),
+        "ctx"
     );
 }
