@@ -6,7 +6,8 @@
 //!    plugin's server is `plugin:<plugin>:<server>` (its `plugin.json` name, and the
 //!    `mcpServers` key of `plugin.json` or `.mcp.json` that runs `cm serve`);
 //! 3. the entry that runs `cm serve` in the MCP config files the adapter's setup plan
-//!    writes (`mcpServers` / `mcp_servers`, the key the plan itself uses (OpenCode's `mcp`, whose `command` is an argv array), and Claude's per-project
+//!    writes (`mcpServers` / `mcp_servers`, the key the plan itself uses, such as
+//!    OpenCode's `mcp` whose `command` is an argv array, and Claude's per-project
 //!    `projects.<dir>.mcpServers`), read only when one of them changed since the last
 //!    hook: the answer is cached beside the data with each file's size and mtime;
 //! 4. [`MCP_SERVER_NAME`], the name `cm setup` registers.
