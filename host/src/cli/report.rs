@@ -2,6 +2,7 @@
 //! (or an agent's status bar). The project is `CONTEXT_MODE_PROJECT_DIR` (or the
 //! agent's project variable), else the working directory, as for `cm serve`.
 
+use crate::platform::fs::Canonical as _;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::sync::mpsc;
@@ -56,7 +57,7 @@ fn status_text() -> String {
         return statusline::UNAVAILABLE.to_string();
     };
     let project = match input.project_dir {
-        Some(named) => named.canonicalize().unwrap_or(named),
+        Some(named) => named.canonical().unwrap_or(named),
         None => match crate::paths::project_dir() {
             Ok(dir) => dir,
             // No project (the working directory is gone): no store, nothing measured.

@@ -206,8 +206,7 @@ fn find_program(command: &str, path: &OsStr) -> Option<PathBuf> {
 }
 
 fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::platform::fs::is_executable(path)
 }
 
 /// Runs the probe (bounded by `RUNTIME_PROBE_TIMEOUT_MS`) and compares the highest
@@ -296,12 +295,11 @@ fn compare_versions(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     fn fake_program(dir: &Path, name: &str, script: &str) {
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).expect("write");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        crate::platform::fs::set_mode_bits(&path, 0o755).expect("chmod");
     }
 
     fn spec(text: &str) -> RuntimeSpec {

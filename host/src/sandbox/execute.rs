@@ -1,6 +1,7 @@
 //! One `ctx_execute` / `ctx_execute_file` call: resolve the runtime, write the
 //! script into a private temp dir, compile if the language needs it, run it.
 
+use crate::platform::fs::Canonical as _;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -176,7 +177,7 @@ impl Sandbox {
             Some(settings) => {
                 let project = request
                     .project_dir
-                    .canonicalize()
+                    .canonical()
                     .unwrap_or_else(|_| request.project_dir.to_path_buf());
                 let plan = confine::plan(
                     settings,
@@ -185,7 +186,7 @@ impl Sandbox {
                     &runtime.spec.confine_write,
                     &env,
                 );
-                let ruleset = confine::build(&plan)
+                let ruleset = crate::platform::child::confinement(&plan)
                     .map_err(|reason| SandboxError::Unconfinable(confine::refusal(&reason)))?;
                 // Temp files go where the child may write them.
                 env.retain(|(name, _)| name != "TMPDIR");
@@ -375,14 +376,14 @@ pub fn effective_timeout(timeout_ms: Option<u64>) -> Duration {
 /// followed, so a link pointing out of the project is refused).
 pub fn resolve_cwd(project_dir: &Path, cwd: Option<&str>) -> Result<PathBuf, SandboxError> {
     let project = project_dir
-        .canonicalize()
+        .canonical()
         .map_err(|_| SandboxError::CwdNotADirectory(project_dir.display().to_string()))?;
     let Some(cwd) = cwd.map(str::trim).filter(|c| !c.is_empty()) else {
         return Ok(project);
     };
     let resolved = project
         .join(cwd)
-        .canonicalize()
+        .canonical()
         .map_err(|_| SandboxError::CwdNotADirectory(cwd.to_string()))?;
     if !resolved.starts_with(&project) {
         return Err(SandboxError::CwdOutsideProject(cwd.to_string()));
@@ -441,7 +442,7 @@ fn outcome_from(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::tree::ProcessTree;
+    use crate::platform::child::ProcessTree;
 
     #[test]
     fn only_the_oldest_finished_background_logs_are_removed() {
@@ -456,7 +457,7 @@ mod tests {
             let dir = root.path().join(name);
             std::fs::create_dir_all(&dir).expect("mkdir");
             Arc::new(BackgroundJob {
-                tree: Arc::new(ProcessTree::new(pid, Vec::new())),
+                tree: Arc::new(ProcessTree::of_pid(pid)),
                 dir,
             })
         };
@@ -500,8 +501,8 @@ mod tests {
         let root = tempfile::tempdir().expect("tempdir");
         let project = root.path().join("project");
         std::fs::create_dir_all(project.join("sub")).expect("mkdir");
-        std::os::unix::fs::symlink(root.path(), project.join("escape")).expect("symlink");
-        let canonical = project.canonicalize().expect("canonical");
+        crate::platform::fs::symlink(root.path(), &project.join("escape")).expect("symlink");
+        let canonical = project.canonical().expect("canonical");
         assert_eq!(resolve_cwd(&project, None), Ok(canonical.clone()));
         assert_eq!(
             resolve_cwd(&project, Some("sub")),
