@@ -36,35 +36,34 @@ pub mod child;
 pub mod fs;
 pub mod process;
 
-/// The operating system this `cm` was built for, for the code that chooses by OS at
-/// run time (runtime detection, config paths) and stays testable for the others.
+/// The operating system whose rules a run-time choice follows (runtime detection,
+/// config paths), passed around as data so the other systems' rules stay testable
+/// here. Any Unix other than macOS follows Linux's rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Os {
     Linux,
-    MacOs,
+    Macos,
     Windows,
-    OtherUnix,
 }
 
 impl Os {
+    /// The system this binary was built for.
     pub const fn current() -> Os {
-        if cfg!(target_os = "linux") {
-            Os::Linux
-        } else if cfg!(target_os = "macos") {
-            Os::MacOs
-        } else if cfg!(windows) {
+        if cfg!(windows) {
             Os::Windows
+        } else if cfg!(target_os = "macos") {
+            Os::Macos
         } else {
-            Os::OtherUnix
+            Os::Linux
         }
     }
 
+    /// Its name in `runtimes/*.toml` (`os = [...]`) and in messages.
     pub const fn name(self) -> &'static str {
         match self {
             Os::Linux => "linux",
-            Os::MacOs => "macos",
+            Os::Macos => "macos",
             Os::Windows => "windows",
-            Os::OtherUnix => "unix",
         }
     }
 }

@@ -249,6 +249,10 @@ impl Sandbox {
         if ruleset.is_some() {
             note_refusal(&mut outcome);
         }
+        // A fallback runtime (Windows `shell` without Git Bash) says so once per server.
+        if let Some(note) = self.runtimes.note_once(&runtime) {
+            push_line(&mut outcome.stderr, &note);
+        }
         Ok(outcome)
     }
 
@@ -339,12 +343,17 @@ impl Sandbox {
 /// confinement may be why (one line at the end of stderr).
 fn note_refusal(outcome: &mut ExecOutcome) {
     if outcome.exit_code != Some(0) && confine::looks_refused(&outcome.stderr) {
-        if !outcome.stderr.is_empty() && !outcome.stderr.ends_with('\n') {
-            outcome.stderr.push('\n');
-        }
-        outcome.stderr.push_str(confine::REFUSED_NOTE);
-        outcome.stderr.push('\n');
+        push_line(&mut outcome.stderr, confine::REFUSED_NOTE);
     }
+}
+
+/// Adds `line` as a line of its own at the end of `stream`.
+fn push_line(stream: &mut String, line: &str) {
+    if !stream.is_empty() && !stream.ends_with('\n') {
+        stream.push('\n');
+    }
+    stream.push_str(line);
+    stream.push('\n');
 }
 
 /// Drops the oldest finished background runs (and their log directories) until at
