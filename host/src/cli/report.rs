@@ -110,11 +110,7 @@ pub fn insight(args: InsightArgs) -> anyhow::Result<()> {
 
 /// Hands the file to the desktop's opener; a machine without one only gets a note.
 fn open_in_browser(path: &Path) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
+    let opener = crate::platform::FILE_OPENER;
     let spawned = std::process::Command::new(opener)
         .arg(path)
         .stdin(std::process::Stdio::null())

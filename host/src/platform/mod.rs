@@ -95,6 +95,9 @@ pub fn home_dir() -> Option<std::path::PathBuf> {
         .map(std::path::PathBuf::from)
 }
 
+/// The program that opens a file with the desktop's default application.
+pub const FILE_OPENER: &str = os::FILE_OPENER;
+
 /// Hands freed heap back to the system where the allocator keeps it (glibc keeps
 /// freed memory in its arenas); nothing elsewhere.
 pub fn release_freed_heap() {

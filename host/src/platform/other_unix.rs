@@ -5,7 +5,7 @@ use std::ffi::OsString;
 
 pub use super::unix::tree::ProcessTree;
 pub use super::unix::{
-    HOME_VARIABLES, Termination, create_private_dir, detach, executable_names, exists, exit_signal,
+    FILE_OPENER, HOME_VARIABLES, Termination, create_private_dir, detach, executable_names, exists, exit_signal,
     file_identity, is_executable, mode_bits, open_nonblocking, parent_pid, set_mode_bits,
     special_kind, symlink, without_verbatim_prefix,
 };

@@ -5,6 +5,13 @@ use std::path::Path;
 
 pub mod tree;
 
+/// The desktop's opener: freedesktop's everywhere but macOS.
+pub const FILE_OPENER: &str = if cfg!(target_os = "macos") {
+    "open"
+} else {
+    "xdg-open"
+};
+
 /// Where the user's home directory is named.
 pub const HOME_VARIABLES: &[&str] = &["HOME"];
 

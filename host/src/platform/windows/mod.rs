@@ -14,6 +14,9 @@ pub use table::{parent_pid, process_info, process_table};
 
 use crate::sandbox::confine::{Net, Plan};
 
+/// Explorer opens a file with its associated application.
+pub const FILE_OPENER: &str = "explorer";
+
 /// Where the user's home directory is named: Git Bash sets `HOME`, Windows `USERPROFILE`.
 pub const HOME_VARIABLES: &[&str] = &["HOME", "USERPROFILE"];
 
