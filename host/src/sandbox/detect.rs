@@ -253,7 +253,7 @@ pub struct Runtimes {
 #[derive(Debug)]
 struct LanguageSlot {
     spec: Arc<RuntimeSpec>,
-    /// The spec as a candidate with its own `file_prelude` sees it: (index, spec).
+    /// The spec as a candidate with its own preludes sees it: (index, spec).
     variants: Vec<(usize, Arc<RuntimeSpec>)>,
     /// Candidates whose command is on `PATH`, in preference order: (index, program).
     found: Vec<(usize, PathBuf)>,
