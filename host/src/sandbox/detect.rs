@@ -43,6 +43,15 @@ impl Os {
         }
     }
 
+    /// The file name of a program built as `stem` (`{bin}` of the catalog): Windows
+    /// starts only files with an executable extension.
+    pub fn executable_name(self, stem: &str) -> String {
+        match self {
+            Os::Windows => format!("{stem}.exe"),
+            _ => stem.to_string(),
+        }
+    }
+
     /// Its name in `runtimes/*.toml` (`os = [...]`).
     pub fn name(self) -> &'static str {
         match self {
@@ -731,6 +740,9 @@ mod tests {
         for os in [Os::Linux, Os::Macos, Os::Windows] {
             assert!(catalog::OS_NAMES.contains(&os.name()));
         }
+        assert_eq!(Os::Linux.executable_name("main"), "main");
+        assert_eq!(Os::Macos.executable_name("main"), "main");
+        assert_eq!(Os::Windows.executable_name("main"), "main.exe");
     }
 
     #[test]
