@@ -58,6 +58,15 @@ impl Os {
         }
     }
 
+    /// The file name of a program built as `stem` (`{bin}` of the runtime catalog):
+    /// Windows starts only files with an executable extension.
+    pub fn executable_name(self, stem: &str) -> String {
+        match self {
+            Os::Windows => format!("{stem}.exe"),
+            _ => stem.to_string(),
+        }
+    }
+
     /// Its name in `runtimes/*.toml` (`os = [...]`) and in messages.
     pub const fn name(self) -> &'static str {
         match self {

@@ -225,7 +225,7 @@ pub struct Runtimes {
 #[derive(Debug)]
 struct LanguageSlot {
     spec: Arc<RuntimeSpec>,
-    /// The spec as a candidate with its own `file_prelude` sees it: (index, spec).
+    /// The spec as a candidate with its own preludes sees it: (index, spec).
     variants: Vec<(usize, Arc<RuntimeSpec>)>,
     /// Candidates whose command is on `PATH`, in preference order: (index, program).
     found: Vec<(usize, PathBuf)>,
@@ -686,6 +686,9 @@ mod tests {
         for os in [Os::Linux, Os::Macos, Os::Windows] {
             assert!(catalog::OS_NAMES.contains(&os.name()));
         }
+        assert_eq!(Os::Linux.executable_name("main"), "main");
+        assert_eq!(Os::Macos.executable_name("main"), "main");
+        assert_eq!(Os::Windows.executable_name("main"), "main.exe");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::background::{self, BackgroundJob};
 use super::confine;
-use super::detect::{ResolvedRuntime, Runtimes};
+use super::detect::{Os, ResolvedRuntime, Runtimes};
 use super::env;
 use super::error::SandboxError;
 use super::process::{self, ProcessResult, ProcessSpec};
@@ -162,7 +162,7 @@ impl Sandbox {
 
         let work = TempDir::new("cm-exec-").map_err(|e| SandboxError::Prepare(e.to_string()))?;
         let script = write_sources(&runtime, request.code, request.file.is_some(), work.path())?;
-        let binary = work.path().join("main");
+        let binary = work.path().join(Os::current().executable_name("main"));
         let paths = ArgvPaths {
             program: &runtime.program,
             script: &script.main,

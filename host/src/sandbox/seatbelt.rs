@@ -590,10 +590,12 @@ mod tests {
                 Token::Open => depth += 1,
                 Token::Close => depth = depth.checked_sub(1).ok_or("unbalanced `)`")?,
                 Token::Atom(atom) if depth == 0 => return Err(format!("top-level atom {atom}")),
-                Token::Atom(atom) if matches!(previous, Some(Token::Open)) && depth == 1 => {
-                    if !["version", "allow", "deny"].contains(&atom.as_str()) {
-                        return Err(format!("top-level form ({atom} …)"));
-                    }
+                Token::Atom(atom)
+                    if matches!(previous, Some(Token::Open))
+                        && depth == 1
+                        && !["version", "allow", "deny"].contains(&atom.as_str()) =>
+                {
+                    return Err(format!("top-level form ({atom} …)"));
                 }
                 Token::Str(value) => {
                     if depth == 0 {
