@@ -9,6 +9,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "foundation",
         &[
+            "platform",
             "limits",
             "env",
             "human",

@@ -15,9 +15,31 @@ pub use super::os::{CONFINEMENT_FIX, ChildConfinement, ProcessTree};
 pub use super::unix::tree::group_alive;
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 use super::os;
-use crate::sandbox::confine::{Net, Plan};
+
+/// What the network may do under confinement (`sandbox::confine` reads it from the
+/// user's settings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Net {
+    /// Unchanged (the default: agents fetch).
+    On,
+    /// No TCP connect or bind.
+    Off,
+    /// TCP connects only to these ports; no bind.
+    Ports(Vec<u16>),
+}
+
+/// What one call's children may do, the rule model every OS's mechanism enforces
+/// (`sandbox::confine::plan` makes it): write beneath `write`, read anything but
+/// `read_denied`, reach the network as `net` says (`None`: unchanged).
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub write: Vec<PathBuf>,
+    pub read_denied: Vec<PathBuf>,
+    pub net: Option<Net>,
+}
 
 /// The command for one sandboxed child running `argv`; stdio, cwd and environment
 /// are the caller's to set. `Err` is one line.

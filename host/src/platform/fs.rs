@@ -95,7 +95,11 @@ mod tests {
         let exe = std::env::current_exe().expect("exe");
         assert!(is_executable(&exe));
         let dir = exe.parent().expect("dir");
-        let stem = exe.file_stem().expect("stem").to_string_lossy().into_owned();
+        let stem = exe
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
         let path = std::env::join_paths([Path::new("relative"), dir]).expect("join");
         let found = find_on_path(&stem, &path).expect("found");
         assert_eq!(found.file_stem(), exe.file_stem());

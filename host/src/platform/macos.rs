@@ -6,14 +6,14 @@ use std::ffi::OsString;
 
 pub use super::unix::tree::ProcessTree;
 pub use super::unix::{
-    FILE_OPENER, HOME_VARIABLES, Termination, create_private_dir, detach, executable_names, exists, exit_signal,
-    file_identity, is_executable, mode_bits, open_nonblocking, parent_pid, set_mode_bits,
-    special_kind, symlink, without_verbatim_prefix,
+    FILE_OPENER, HOME_VARIABLES, Termination, create_private_dir, detach, executable_names, exists,
+    exit_signal, file_identity, is_executable, mode_bits, open_nonblocking, parent_pid,
+    set_mode_bits, special_kind, symlink, without_verbatim_prefix,
 };
 
+use crate::platform::child::{Net, Plan};
 use crate::platform::process::ProcessInfo;
-use crate::sandbox::confine::{Net, Plan};
-use crate::sandbox::seatbelt::{self, SANDBOX_EXEC};
+use crate::platform::seatbelt::{self, SANDBOX_EXEC};
 
 /// Process `pid` from `proc_pidinfo(PROC_PIDTBSDINFO)`.
 pub fn process_info(pid: u32) -> Option<ProcessInfo> {
@@ -108,7 +108,9 @@ pub fn command(
 pub fn confinement(plan: &Plan) -> Result<ChildConfinement, String> {
     confinement_support(plan.net.as_ref())?;
     // Seatbelt matches the paths the kernel reports (`/tmp` is `/private/tmp`).
-    Ok(ChildConfinement(seatbelt::profile(&seatbelt::canonical(plan))))
+    Ok(ChildConfinement(seatbelt::profile(&seatbelt::canonical(
+        plan,
+    ))))
 }
 
 /// Seatbelt expresses every network mode, so only its front end matters.

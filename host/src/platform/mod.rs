@@ -35,6 +35,8 @@ use windows as os;
 pub mod child;
 pub mod fs;
 pub mod process;
+/// The macOS mechanism's profile text: pure, so its goldens run on every OS.
+pub mod seatbelt;
 
 /// The operating system whose rules a run-time choice follows (runtime detection,
 /// config paths), passed around as data so the other systems' rules stay testable

@@ -19,6 +19,8 @@ use crate::platform::fs::Canonical as _;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+pub use crate::platform::child::{Net, Plan};
+
 use crate::permissions::{self, Effect};
 
 /// Switches confinement on: `1`, `true`, `yes` or `on` (any case; see [`is_on`]).
@@ -40,17 +42,6 @@ const WRITABLE_DEVICES: &[&str] = &[
     "/dev/pts",
     "/dev/shm",
 ];
-
-/// What the network may do under confinement.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Net {
-    /// Unchanged (the default: agents fetch).
-    On,
-    /// No TCP connect or bind.
-    Off,
-    /// TCP connects only to these ports; no bind.
-    Ports(Vec<u16>),
-}
 
 /// Confinement as switched on by the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,14 +153,6 @@ pub fn parse_net(value: Option<&str>) -> Net {
                 .collect(),
         ),
     }
-}
-
-/// The paths of one call's domain.
-#[derive(Debug, Clone, Default)]
-pub struct Plan {
-    pub write: Vec<PathBuf>,
-    pub read_denied: Vec<PathBuf>,
-    pub net: Option<Net>,
 }
 
 /// Why confinement cannot be applied; the call is refused with this one line.

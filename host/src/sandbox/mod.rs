@@ -28,7 +28,7 @@
 //! This keeps output out of the agent's context; it is not an OS security
 //! boundary: scripts run as the user, with the user's permissions, unless
 //! confinement is switched on (`CONTEXT_MODE_CONFINE=1`: [`confine`], ADR 0026;
-//! the macOS Seatbelt profile of the same plan: [`seatbelt`], ADR 0033).
+//! the macOS Seatbelt profile of the same plan: `crate::platform::seatbelt`, ADR 0033).
 //!
 //! What differs per OS (process groups and signals, Job Objects, Landlock, Seatbelt)
 //! is in `crate::platform`.
@@ -44,7 +44,6 @@ pub mod error;
 pub mod execute;
 pub mod params;
 pub mod process;
-pub mod seatbelt;
 pub mod source;
 pub mod tempdir;
 

@@ -122,18 +122,16 @@ impl Sink for BoundedLog {
 }
 
 fn command(spec: &ProcessSpec) -> Result<tokio::process::Command, SandboxError> {
-    let program = spec
-        .argv
-        .first()
-        .map(|p| p.to_string_lossy().into_owned());
-    let mut command =
-        child::command(&spec.argv, spec.confine.as_ref()).map_err(|reason| SandboxError::Spawn {
+    let program = spec.argv.first().map(|p| p.to_string_lossy().into_owned());
+    let mut command = child::command(&spec.argv, spec.confine.as_ref()).map_err(|reason| {
+        SandboxError::Spawn {
             program: program.clone().unwrap_or_else(|| "(nothing)".into()),
             reason: match (&spec.confine, program) {
                 (Some(_), Some(_)) => super::confine::refusal(&reason),
                 _ => reason,
             },
-        })?;
+        }
+    })?;
     command
         .current_dir(&spec.cwd)
         .env_clear()
@@ -241,7 +239,9 @@ async fn run_to<S: Sink>(
         stdout,
         stderr,
         exit_code: status.and_then(|s| s.code()),
-        signal: status.as_ref().and_then(crate::platform::process::exit_signal),
+        signal: status
+            .as_ref()
+            .and_then(crate::platform::process::exit_signal),
         timed_out,
         stdout_total_bytes,
         stderr_total_bytes,

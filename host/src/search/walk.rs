@@ -544,11 +544,7 @@ omega\n",
         crate::platform::fs::symlink("../.env", project.path().join("docs/envlink"))
             .expect("symlink");
         let (_db, mut store) = store();
-        let env = project
-            .path()
-            .join(".env")
-            .canonical()
-            .expect("canonical");
+        let env = project.path().join(".env").canonical().expect("canonical");
         let mut asked = Vec::new();
         let mut admit = |file: &Path| {
             asked.push(file.to_path_buf());

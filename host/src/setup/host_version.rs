@@ -4,7 +4,7 @@
 //! `cm setup` and `cm doctor` ask, never a hook.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -61,6 +61,7 @@ fn on_path(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn script(dir: &Path, name: &str, body: &str) {
         let path = dir.join(name);

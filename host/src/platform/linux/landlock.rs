@@ -16,7 +16,7 @@ use landlock::{
     RulesetStatus,
 };
 
-use crate::sandbox::confine::{Net, Plan};
+use crate::platform::child::{Net, Plan};
 
 /// The Landlock ABI whose file-system rights are handled: V3 is the first that also
 /// controls truncation, so every way of changing a file outside the grants is refused.
@@ -150,4 +150,3 @@ fn grant_around(
     }
     Ok(())
 }
-

@@ -7,14 +7,14 @@ mod landlock;
 
 pub use super::unix::tree::ProcessTree;
 pub use super::unix::{
-    FILE_OPENER, HOME_VARIABLES, Termination, create_private_dir, detach, executable_names, exists, exit_signal,
-    file_identity, is_executable, mode_bits, open_nonblocking, parent_pid, set_mode_bits,
-    special_kind, symlink, without_verbatim_prefix,
+    FILE_OPENER, HOME_VARIABLES, Termination, create_private_dir, detach, executable_names, exists,
+    exit_signal, file_identity, is_executable, mode_bits, open_nonblocking, parent_pid,
+    set_mode_bits, special_kind, symlink, without_verbatim_prefix,
 };
 pub use landlock::ChildConfinement;
 
+use crate::platform::child::{Net, Plan};
 use crate::platform::process::ProcessInfo;
-use crate::sandbox::confine::{Net, Plan};
 
 /// Process `pid` from `/proc/<pid>/stat`.
 pub fn process_info(pid: u32) -> Option<ProcessInfo> {
@@ -185,7 +185,7 @@ mod tests {
         let stat = parse_stat(4242, line).expect("parses");
         assert_eq!(
             (stat.parent, stat.group, stat.started, stat.name.as_str()),
-            (17, 4242, 987654, "a) b (c")
+            (17, 4242, 987654, "a) b (c)")
         );
         assert!(stat.alive);
         assert!(parse_stat(1, "1 (init) Z 0").is_none());

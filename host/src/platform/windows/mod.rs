@@ -12,7 +12,7 @@ mod table;
 pub use job::ProcessTree;
 pub use table::{parent_pid, process_info, process_table};
 
-use crate::sandbox::confine::{Net, Plan};
+use crate::platform::child::{Net, Plan};
 
 /// Explorer opens a file with its associated application.
 pub const FILE_OPENER: &str = "explorer";
@@ -180,7 +180,9 @@ pub fn set_mode_bits(path: &Path, mode: u32) -> std::io::Result<()> {
 }
 
 pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
-    let resolved = link.parent().map_or(target.to_path_buf(), |p| p.join(target));
+    let resolved = link
+        .parent()
+        .map_or(target.to_path_buf(), |p| p.join(target));
     if resolved.is_dir() {
         std::os::windows::fs::symlink_dir(target, link)
     } else {

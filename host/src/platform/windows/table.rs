@@ -2,8 +2,7 @@
 
 use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
-    CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW,
-    TH32CS_SNAPPROCESS,
+    CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
 };
 use windows_sys::Win32::System::Threading::{
     GetExitCodeProcess, GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
@@ -74,21 +73,16 @@ fn times(pid: u32) -> Option<(u64, bool)> {
     };
     let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
     // SAFETY: four FILETIME out-parameters and a handle with query rights.
-    let ok = unsafe {
-        GetProcessTimes(
-            process.0,
-            &mut created,
-            &mut exited,
-            &mut kernel,
-            &mut user,
-        )
-    } != 0;
+    let ok =
+        unsafe { GetProcessTimes(process.0, &mut created, &mut exited, &mut kernel, &mut user) }
+            != 0;
     if !ok {
         return None;
     }
     let mut code = 0u32;
     // SAFETY: an out-parameter and a handle with query rights.
-    let running = unsafe { GetExitCodeProcess(process.0, &mut code) } != 0 && code == STILL_ACTIVE_CODE;
+    let running =
+        unsafe { GetExitCodeProcess(process.0, &mut code) } != 0 && code == STILL_ACTIVE_CODE;
     let started = (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime);
     Some((started, running))
 }

@@ -1,5 +1,5 @@
 //! macOS confinement (issues 28 and 32, ADR 0033): the Seatbelt profile of a
-//! [`confine::Plan`], the same rule model Landlock enforces on Linux, and the
+//! [`super::child::Plan`], the same rule model Landlock enforces on Linux, and the
 //! `sandbox-exec` command line that applies it.
 //!
 //! What the profile says, rule for rule against Landlock's (ADR 0026):
@@ -33,7 +33,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::confine::{Net, Plan};
+use super::child::{Net, Plan};
 
 /// The only `sandbox-exec` used: a writable directory on `PATH` could shadow it, and
 /// whoever can replace `/usr/bin/sandbox-exec` is root already.
