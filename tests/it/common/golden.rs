@@ -112,7 +112,7 @@ impl Golden {
             .to_ascii_lowercase()
     }
 
-    fn sidecar(&self, case: &str, extension: &str) -> Option<String> {
+    pub fn sidecar(&self, case: &str, extension: &str) -> Option<String> {
         std::fs::read_to_string(self.dir().join(format!("{case}.{extension}"))).ok()
     }
 
@@ -152,7 +152,7 @@ impl Golden {
     }
 
     /// The stderr and exit code a case expects: its files, else empty and 0.
-    fn expected_channels(&self, case: &str) -> (String, i32) {
+    pub fn expected_channels(&self, case: &str) -> (String, i32) {
         let stderr = self.sidecar(case, "stderr").unwrap_or_default();
         let exit = self
             .sidecar(case, "exit")
