@@ -5,6 +5,8 @@ CM_ZIG_VERSION=0.15.2
 CM_ZIGBUILD_VERSION=0.24.1
 export CM_CROSS_CACHE
 export PATH="$CM_CROSS_CACHE/bin:$PATH"
+# zig's own cache (libc stubs and compiler-rt it builds per target on first use, ~1 min).
+export ZIG_GLOBAL_CACHE_DIR="${ZIG_GLOBAL_CACHE_DIR:-$CM_CROSS_CACHE/zig-cache}"
 export WINEPREFIX="$CM_CROSS_CACHE/wineprefix"
 export WINEDEBUG=-all
 # No "install Mono/Gecko?" dialogs, no desktop integration.
