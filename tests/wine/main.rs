@@ -7,7 +7,7 @@
 //! `tests/run-all.sh` builds it and installs Wine first (`cargo test -p cm --test wine`
 //! alone needs both). What Wine cannot prove is in [`NOT_UNDER_WINE`], printed on every run.
 
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../it/common/mod.rs"]
 mod common;
 #[path = "../support/cache_dir.rs"]
@@ -91,7 +91,12 @@ fn warm_cwasm() -> &'static Option<PathBuf> {
     static WARM: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     WARM.get_or_init(|| {
         let scratch = WineSandbox::bare();
-        let out = scratch.cm().arg("doctor").stdin(Stdio::null()).output().ok()?;
+        let out = scratch
+            .cm()
+            .arg("doctor")
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
         let dir = scratch.root.join("cache/cwasm");
         if !dir.is_dir() {
             eprintln!(
@@ -227,9 +232,9 @@ fn run_golden(golden: &Golden, sandbox: &WineSandbox, case: &str) -> Result<(), 
     };
     let output = sandbox.hook(golden.platform, &event, stdin.as_bytes());
     let unproject = |text: String| {
-        spellings
-            .iter()
-            .fold(text, |t, spelling| t.replace(spelling.as_str(), "__PROJECT__"))
+        spellings.iter().fold(text, |t, spelling| {
+            t.replace(spelling.as_str(), "__PROJECT__")
+        })
     };
     let stdout = unproject(String::from_utf8_lossy(&output.stdout).into_owned());
     let stderr = unproject(String::from_utf8_lossy(&output.stderr).into_owned());
@@ -275,15 +280,9 @@ fn hook_goldens_of_the_four_oldest_hosts() {
         assert!(!cases.is_empty(), "{}: no cases", golden.dir().display());
         for case in cases {
             let sandbox = WineSandbox::new();
-            let line = "2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200\n";
-            sandbox.write("big.txt", line.repeat(50 * 1024 / line.len() + 1).as_bytes());
-            sandbox.write("small.txt", b"just a few bytes\n");
-            sandbox.write(
-                ".claude/settings.json",
-                json!({"permissions": {"deny": ["Bash(sudo *)"]}})
-                    .to_string()
-                    .as_bytes(),
-            );
+            for (path, contents) in common::golden::project_files() {
+                sandbox.write(path, &contents);
+            }
             let _server = sandbox.serve();
             let mut outcome = Ok(());
             if let Some(base) = golden.runs_after(&case) {
@@ -392,7 +391,10 @@ fn a_timed_out_call_stops_its_child_too() {
         json!({"language": "shell", "code": in_cmd(&child("control.txt")), "timeout": 60000}),
     );
     assert!(!is_error, "control run: {text}");
-    assert!(control.is_file(), "the control child wrote no marker: {text}");
+    assert!(
+        control.is_file(),
+        "the control child wrote no marker: {text}"
+    );
 
     let marker = sandbox.project.join("orphan.txt");
     let started = Instant::now();
@@ -426,7 +428,12 @@ fn setup_dry_run_plans_windows_paths() {
     let sandbox = WineSandbox::new();
     let out = sandbox
         .cm()
-        .args(["setup", "--agents", "claude-code,gemini-cli,cursor,codex", "--dry-run"])
+        .args([
+            "setup",
+            "--agents",
+            "claude-code,gemini-cli,cursor,codex",
+            "--dry-run",
+        ])
         .stdin(Stdio::null())
         .output()
         .expect("run cm.exe setup");
@@ -434,7 +441,11 @@ fn setup_dry_run_plans_windows_paths() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}\n{err}");
     assert!(text.contains("dry run: nothing was changed"), "{text}");
-    for file in [".claude\\settings.json", ".gemini\\settings.json", ".codex\\"] {
+    for file in [
+        ".claude\\settings.json",
+        ".gemini\\settings.json",
+        ".codex\\",
+    ] {
         assert!(text.contains(file), "no {file} in:\n{text}");
     }
     assert!(
