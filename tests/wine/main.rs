@@ -16,6 +16,8 @@ mod support_cache_dir;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::golden::Golden;
@@ -178,6 +180,24 @@ impl WineSandbox {
         McpClient::spawn_as(self.cm().arg("serve"), "claude-code")
     }
 
+    /// A real `cm serve` that has written its readiness marker (hooks find it there).
+    fn live_server(&self) -> McpClient {
+        let client = self.serve();
+        let servers = self.root.join("servers");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !std::fs::read_dir(&servers).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        }) {
+            assert!(
+                Instant::now() < deadline,
+                "cm.exe serve wrote no readiness marker"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        client
+    }
+
     fn hook(&self, platform: &str, event: &str, stdin: &[u8]) -> Output {
         let mut child = self
             .cm()
@@ -267,43 +287,56 @@ fn run_golden(golden: &Golden, sandbox: &WineSandbox, case: &str) -> Result<(), 
 }
 
 /// (i) Every golden of the four oldest hosts, each case in a fresh project with a live
-/// `cm serve` as in the `it` suite, `<base>-after` right after `<base>`.
+/// `cm serve` as in the `it` suite, `<base>-after` right after `<base>` (whose reply is
+/// checked too: it is a case of its own). Two cases at a time.
 #[test]
 fn hook_goldens_of_the_four_oldest_hosts() {
     print_not_under_wine();
     cm_exe();
-    let mut failures = Vec::new();
-    let mut ran = 0;
-    for platform in ["claude-code", "gemini-cli", "cursor", "codex"] {
-        let golden = Golden { platform };
-        let cases = golden.cases();
-        assert!(!cases.is_empty(), "{}: no cases", golden.dir().display());
-        for case in cases {
-            let sandbox = WineSandbox::new();
-            for (path, contents) in common::golden::project_files() {
-                sandbox.write(path, &contents);
-            }
-            let _server = sandbox.serve();
-            let mut outcome = Ok(());
-            if let Some(base) = golden.runs_after(&case) {
-                // The predecessor's reply is checked too: it is a golden case of its own.
-                outcome = run_golden(&golden, &sandbox, &base).map_err(|e| format!("(before) {e}"));
-            }
-            outcome = outcome.and_then(|()| run_golden(&golden, &sandbox, &case));
-            ran += 1;
-            if let Err(why) = outcome {
-                failures.push(format!("{platform}/{case}: {why}"));
-            }
+    let cases: Vec<(Golden, String)> = ["claude-code", "gemini-cli", "cursor", "codex"]
+        .into_iter()
+        .flat_map(|platform| {
+            let golden = Golden { platform };
+            let names = golden.cases();
+            assert!(!names.is_empty(), "{}: no cases", golden.dir().display());
+            names.into_iter().map(move |case| (golden, case))
+        })
+        .collect();
+    assert!(cases.len() > 40, "only {} golden cases found", cases.len());
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while let Some((golden, case)) = cases.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let sandbox = WineSandbox::new();
+                    for (path, contents) in common::golden::project_files() {
+                        sandbox.write(path, &contents);
+                    }
+                    let _server = sandbox.live_server();
+                    let mut outcome = Ok(());
+                    if let Some(base) = golden.runs_after(case) {
+                        outcome = run_golden(golden, &sandbox, &base)
+                            .map_err(|e| format!("(its predecessor {base}) {e}"));
+                    }
+                    if let Err(why) = outcome.and_then(|()| run_golden(golden, &sandbox, case)) {
+                        let line = format!("{}/{case}: {why}", golden.platform);
+                        failures.lock().expect("failures").push(line);
+                    }
+                }
+            });
         }
-    }
-    assert!(ran > 40, "only {ran} golden cases found");
+    });
+    let mut failures = failures.into_inner().expect("failures");
+    failures.sort();
     assert!(
         failures.is_empty(),
-        "{} of {ran} golden cases failed under Wine:\n{}",
+        "{} of {} golden cases failed under Wine:\n{}",
         failures.len(),
+        cases.len(),
         failures.join("\n")
     );
-    eprintln!("{ran} golden cases passed under Wine");
+    eprintln!("{} golden cases passed under Wine", cases.len());
 }
 
 /// (ii) `cm serve`: the MCP handshake and the tool list, the same as on Linux.
