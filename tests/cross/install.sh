@@ -34,7 +34,8 @@ for t in wasm32-wasip2 x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-d
     fi
 done
 
-# 2. Debian packages: the mingw-w64 C compiler and linker, Wine (64-bit only).
+# 2. Debian packages: the mingw-w64 C compiler and linker, Wine (64-bit only; with its
+#    recommended libraries, gnutls among them, as on the machine where it was proven).
 missing=()
 for p in gcc-mingw-w64-x86-64 wine64 wine; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -46,7 +47,7 @@ if ((${#missing[@]})); then
         exit 1
     fi
     quiet apt-get update -qq
-    quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
 
 # 3. zig from PyPI, in a venv of its own; `zig` on PATH is a wrapper around it
