@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 names=()
 results=()
 times=()
+cpus=()
 failed=0
 total_start=$SECONDS
 
@@ -22,19 +23,26 @@ step() { # step NAME COMMAND...
     echo
     echo "== step: $name =="
     echo "\$ $*"
-    local start=$SECONDS rc
-    "$@"
+    local start=$SECONDS rc report cpu
+    report="$(mktemp)"
+    # bash's `time` also counts the CPU of every child (rustc, the tests): CPU time says
+    # what a step costs whatever else the machine is doing; wall time is what CI waits.
+    { TIMEFORMAT='%U %S' && time "$@" 2>&4; } 4>&2 2>"$report"
     rc=$?
+    cpu="$(awk '{printf "%d", $1 + $2}' "$report" 2>/dev/null)"
+    rm -f "$report"
     local took=$((SECONDS - start))
     names+=("$name")
     times+=("$took")
+    cpus+=("${cpu:-0}")
     if [ "$rc" = 0 ]; then
         results+=("ok")
     else
         results+=("FAILED ($rc)")
         failed=1
     fi
-    printf '== step: %s: %s in %dm%02ds ==\n' "$name" "${results[-1]}" $((took / 60)) $((took % 60))
+    printf '== step: %s: %s in %dm%02ds (CPU %dm%02ds) ==\n' "$name" "${results[-1]}" \
+        $((took / 60)) $((took % 60)) $((cpus[-1] / 60)) $((cpus[-1] % 60))
 }
 
 # The --skip filters of the Wine unit-test run: tests/cross/wine-skip.txt, one filter a
@@ -63,9 +71,14 @@ step "wine: smoke (tests/wine)" cargo test -p cm --test wine
 
 echo
 echo "== summary =="
+printf '%-34s %-12s %8s %8s\n' step result wall CPU
+cpu_total=0
 for i in "${!names[@]}"; do
-    printf '%-34s %-12s %4dm%02ds\n' "${names[$i]}" "${results[$i]}" $((times[i] / 60)) $((times[i] % 60))
+    printf '%-34s %-12s %5dm%02ds %5dm%02ds\n' "${names[$i]}" "${results[$i]}" \
+        $((times[i] / 60)) $((times[i] % 60)) $((cpus[i] / 60)) $((cpus[i] % 60))
+    cpu_total=$((cpu_total + cpus[i]))
 done
 took=$((SECONDS - total_start))
-printf '%-34s %-12s %4dm%02ds\n' "total" "$([ $failed = 0 ] && echo ok || echo FAILED)" $((took / 60)) $((took % 60))
+printf '%-34s %-12s %5dm%02ds %5dm%02ds\n' "total" "$([ $failed = 0 ] && echo ok || echo FAILED)" \
+    $((took / 60)) $((took % 60)) $((cpu_total / 60)) $((cpu_total % 60))
 exit $failed
