@@ -52,24 +52,31 @@ const NOT_UNDER_WINE: &[(&str, &str)] = &[
     ),
 ];
 
+/// Printed straight to fd 2 so it shows on a passing run too (libtest captures eprintln!).
 fn print_not_under_wine() {
-    eprintln!("not checked under Wine ({}):", NOT_UNDER_WINE.len());
+    let mut text = format!("not checked under Wine ({}):\n", NOT_UNDER_WINE.len());
     for (what, why) in NOT_UNDER_WINE {
-        eprintln!("  - {what}: {why}");
+        text.push_str(&format!("  - {what}: {why}\n"));
     }
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
-/// The Windows `cm.exe`, or a panic with one line saying how to build it.
+/// The Windows `cm.exe`; without it the whole test binary stops with one line saying how
+/// to build it (not six panics with backtraces).
 fn cm_exe() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("target"));
     let exe = target.join("x86_64-pc-windows-gnu/debug/cm.exe");
-    assert!(
-        exe.is_file(),
-        "{} is missing: run tests/run-all.sh (it builds cm for x86_64-pc-windows-gnu and installs Wine)",
-        exe.display()
-    );
+    if !exe.is_file() {
+        // Straight to fd 2: libtest captures eprintln!, and exit() would drop it.
+        let _ = writeln!(
+            std::io::stderr(),
+            "{} is missing: run tests/run-all.sh (it builds cm for x86_64-pc-windows-gnu and installs Wine)",
+            exe.display()
+        );
+        std::process::exit(1);
+    }
     exe
 }
 
@@ -336,7 +343,11 @@ fn hook_goldens_of_the_four_oldest_hosts() {
         cases.len(),
         failures.join("\n")
     );
-    eprintln!("{} golden cases passed under Wine", cases.len());
+    let _ = writeln!(
+        std::io::stderr(),
+        "{} golden cases passed under Wine",
+        cases.len()
+    );
 }
 
 /// (ii) `cm serve`: the MCP handshake and the tool list, the same as on Linux.
