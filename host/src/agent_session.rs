@@ -12,22 +12,40 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::platform;
+
 /// Ancestors looked at, nearest first, to find the agent past shells and launchers.
 const ANCESTORS_MAX: usize = 6;
 
 /// Process names that launch the agent's children without being the agent: a hook runs
-/// under `sh -c`, a server may be started through `env`, `npx` or `uvx`. Compared with
-/// the kernel's process name (`comm`, at most 15 bytes).
+/// under `sh -c` (on Windows `cmd /c`, PowerShell or Git Bash), a server may be started
+/// through `env`, `npx` or `uvx`. Compared with the OS's process name (Linux's `comm`,
+/// at most 15 bytes; on Windows without `.exe`).
 const LAUNCHERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "fish", "ksh", "env", "timeout", "nice", "nohup", "npx", "uvx",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "fish",
+    "ksh",
+    "env",
+    "timeout",
+    "nice",
+    "nohup",
+    "npx",
+    "uvx",
     "uv",
+    "cmd",
+    "powershell",
+    "pwsh",
 ];
 
 /// The agent process both sides are children of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgentProcess {
     pub pid: u32,
-    /// Start time in clock ticks since boot: with the pid, unique for the machine's uptime.
+    /// Start time in the OS's unit (`platform::process::ProcessInfo::started`): with the
+    /// pid, unique for the machine's uptime.
     pub started: u64,
 }
 
@@ -50,53 +68,27 @@ pub struct Announcement {
 }
 
 /// The agent this process runs under: the nearest ancestor that is not a launcher.
-/// `None` where the process table cannot be read (only Linux's `/proc` is read).
+/// `None` where the process table cannot be read.
 pub fn agent_of_this_process() -> Option<AgentProcess> {
-    // SAFETY: getppid has no preconditions.
-    let mut pid = unsafe { libc::getppid() } as u32;
+    let mut pid = platform::process::parent_pid();
     for _ in 0..ANCESTORS_MAX {
         if pid <= 1 {
             return None;
         }
-        let stat = ProcStat::read(pid)?;
-        if !LAUNCHERS.contains(&stat.name.as_str()) && !stat.name.starts_with("npm") {
+        let info = platform::process::info(pid)?;
+        if !is_launcher(&info.name) {
             return Some(AgentProcess {
                 pid,
-                started: stat.started,
+                started: info.started,
             });
         }
-        pid = stat.parent;
+        pid = info.parent;
     }
     None
 }
 
-/// The fields of `/proc/<pid>/stat` this module needs.
-#[derive(Debug, PartialEq, Eq)]
-struct ProcStat {
-    name: String,
-    parent: u32,
-    started: u64,
-}
-
-impl ProcStat {
-    fn read(pid: u32) -> Option<ProcStat> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        ProcStat::parse(&text)
-    }
-
-    /// `pid (name) state ppid … starttime …`: the name may hold spaces and parentheses,
-    /// so the fields after it are counted from its last `)`; starttime is field 22.
-    fn parse(text: &str) -> Option<ProcStat> {
-        let open = text.find('(')?;
-        let close = text.rfind(')')?;
-        let name = text.get(open + 1..close)?.to_string();
-        let fields: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
-        Some(ProcStat {
-            name,
-            parent: fields.get(1)?.parse().ok()?,
-            started: fields.get(19)?.parse().ok()?,
-        })
-    }
+fn is_launcher(name: &str) -> bool {
+    LAUNCHERS.contains(&name) || name.starts_with("npm")
 }
 
 fn agents_dir(root: &Path) -> PathBuf {
@@ -160,7 +152,7 @@ pub fn remove_departed(root: &Path) {
         let (Ok(pid), Ok(started)) = (pid.parse::<u32>(), started.parse::<u64>()) else {
             continue;
         };
-        let alive = ProcStat::read(pid).is_some_and(|stat| stat.started == started);
+        let alive = platform::process::is_running(pid, Some(started));
         if !alive {
             let _ = std::fs::remove_file(entry.path());
         }

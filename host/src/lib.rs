@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod model;
 pub mod paths;
 pub mod permissions;
+pub mod platform;
 pub mod plugins;
 pub mod readiness;
 pub mod report;

@@ -1,5 +1,6 @@
 //! Where context-mode keeps its files: the data root and everything under it.
 
+use crate::platform::fs::Canonical as _;
 use std::path::{Path, PathBuf};
 
 /// Environment variable that moves the data root; must be absolute.
@@ -112,21 +113,19 @@ pub fn project_dir_of(named: Option<&Path>) -> Result<PathBuf, ProjectDirError> 
             std::env::current_dir().map_err(|_| gone(std::env::var_os("PWD").map(PathBuf::from)))?
         }
     };
-    dir.canonicalize().map_err(|_| gone(Some(dir.clone())))
+    dir.canonical().map_err(|_| gone(Some(dir.clone())))
 }
 
 /// The user's home directory (`HOME`), when set and non-empty.
 pub fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
+    crate::platform::home_dir()
 }
 
 /// Stable key of a project: hex sha256 of its canonical path (first 16 hex digits).
 pub fn project_key(project_dir: &Path) -> String {
     use sha2::{Digest, Sha256};
     let canonical = project_dir
-        .canonicalize()
+        .canonical()
         .unwrap_or_else(|_| project_dir.to_path_buf());
     let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
     hex::encode(&digest[..8])
@@ -256,11 +255,11 @@ mod tests {
         let real = dir.path().join("real");
         std::fs::create_dir(&real).expect("mkdir");
         let link = dir.path().join("link");
-        std::os::unix::fs::symlink(&real, &link).expect("symlink");
-        let canonical = real.canonicalize().expect("canonical");
+        crate::platform::fs::symlink(&real, &link).expect("symlink");
+        let canonical = real.canonical().expect("canonical");
         assert_eq!(project_dir_of(Some(&link)), Ok(canonical));
         let cwd = std::env::current_dir().expect("cwd");
-        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        let cwd = cwd.canonical().unwrap_or(cwd);
         assert_eq!(
             project_dir_of(Some(Path::new("relative/dir"))),
             Ok(cwd.clone())

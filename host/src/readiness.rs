@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Serialize, Deserialize)]
 struct Marker {
     pid: u32,
-    /// The process start time (clock ticks since boot, Linux), so a reused pid is not
-    /// mistaken for the server.
+    /// The process start time (the OS's unit, `platform::process::ProcessInfo::started`),
+    /// so a reused pid is not mistaken for the server.
     start_ticks: Option<u64>,
     version: String,
 }
@@ -26,7 +26,7 @@ impl ReadinessMarker {
         let pid = std::process::id();
         let marker = Marker {
             pid,
-            start_ticks: process_start_ticks(pid),
+            start_ticks: crate::platform::process::start_time(pid),
             version: env!("CARGO_PKG_VERSION").to_string(),
         };
         let path = dir.join(format!("{pid}.json"));
@@ -61,27 +61,7 @@ pub fn server_live(root: &Path) -> bool {
 }
 
 fn marker_alive(marker: &Marker) -> bool {
-    let Ok(pid) = i32::try_from(marker.pid) else {
-        return false;
-    };
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    let exists = unsafe { libc::kill(pid, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-    if !exists {
-        return false;
-    }
-    match (marker.start_ticks, process_start_ticks(marker.pid)) {
-        (Some(recorded), Some(actual)) => recorded == actual,
-        _ => true,
-    }
-}
-
-/// Field 22 of `/proc/<pid>/stat` (start time), where procfs exists.
-fn process_start_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may contain spaces; fields after it follow the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    crate::platform::process::is_running(marker.pid, marker.start_ticks)
 }
 
 #[cfg(test)]

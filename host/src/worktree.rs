@@ -5,6 +5,7 @@
 //! (`git worktree list`), at the same path inside each (a project in `repo/web` pairs
 //! with `other-worktree/web`).
 
+use crate::platform::fs::Canonical as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -15,17 +16,17 @@ pub fn other_worktrees(project_dir: &Path) -> Vec<PathBuf> {
         return Vec::new();
     };
     let top = PathBuf::from(top.trim());
-    let top = top.canonicalize().unwrap_or(top);
+    let top = top.canonical().unwrap_or(top);
     let inside = project_dir.strip_prefix(&top).unwrap_or(Path::new(""));
     let Some(listing) = git(project_dir, &["worktree", "list", "--porcelain"]) else {
         return Vec::new();
     };
     let this = project_dir
-        .canonicalize()
+        .canonical()
         .unwrap_or_else(|_| project_dir.to_path_buf());
     worktree_paths(&listing)
         .into_iter()
-        .filter_map(|root| root.join(inside).canonicalize().ok())
+        .filter_map(|root| root.join(inside).canonical().ok())
         .filter(|dir| *dir != this && dir.is_dir())
         .collect()
 }

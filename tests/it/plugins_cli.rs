@@ -333,11 +333,7 @@ fn list_shows_the_variables_each_adapter_reads() {
         .filter(|l| l.starts_with("adapter") && l.contains(" built-in "))
         .filter_map(|l| l.split_whitespace().last())
         .collect();
-    let platforms = std::fs::read_dir(crate::common::repo_root().join("tests/golden"))
-        .expect("tests/golden")
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .count();
+    let platforms = crate::common::golden::platforms().len();
     let mcp_only = ["zed", "antigravity"];
     for id in mcp_only {
         assert!(

@@ -103,6 +103,21 @@ fn zed_without_a_project_prints_where_the_rules_go() {
 }
 
 #[test]
+fn zed_on_windows_is_found_and_set_up_in_appdata() {
+    // Windows sets APPDATA (Zed keeps `%APPDATA%\Zed\settings.json` there); the same
+    // plan reads it on any OS, so the Windows path is exercised here.
+    let sandbox = Sandbox::new();
+    let appdata = sandbox.home.join("AppData/Roaming");
+    std::fs::create_dir_all(appdata.join("zed")).unwrap();
+    let env = [("APPDATA", appdata.as_path())];
+    let out = stdout(&common::setup_files::setup(&sandbox, &env, &["--yes"]));
+    assert!(out.contains("Zed (zed)"), "detected from %APPDATA%: {out}");
+    let doc = jsonc(&appdata.join("zed/settings.json"));
+    assert_serve(&doc["context_servers"]["context-mode"]);
+    assert!(!sandbox.home.join(".config/zed").exists());
+}
+
+#[test]
 fn antigravity_ide_registers_in_its_own_mcp_config_not_agys() {
     let sandbox = Sandbox::new();
     let ide = sandbox.home.join(".gemini/antigravity");

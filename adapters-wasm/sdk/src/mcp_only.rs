@@ -20,7 +20,8 @@ pub const NO_EVENTS: &[HostEvent] = &[];
 const SERVER_NAME: &str = "context-mode";
 
 /// Who the host is, for an MCP-only adapter's `describe`: found by its MCP client
-/// names (`cm serve`) and its file markers (`cm setup`); no events, no environment.
+/// names (`cm serve`) and its file markers (`cm setup`); no events. `env_vars` are the
+/// path variables its `{env:NAME|~/dir}` file names read (a per-OS settings folder).
 pub struct McpOnlyIdentity {
     pub id: &'static str,
     pub display_name: &'static str,
@@ -28,6 +29,7 @@ pub struct McpOnlyIdentity {
     pub version: &'static str,
     pub client_names: &'static [&'static str],
     pub file_markers: &'static [&'static str],
+    pub env_vars: &'static [&'static str],
 }
 
 /// The descriptor of an MCP-only host.
@@ -40,7 +42,7 @@ pub fn mcp_only_descriptor(host: &McpOnlyIdentity) -> Descriptor {
         env_markers: Vec::new(),
         file_markers: strings(host.file_markers),
         events: Vec::new(),
-        env_vars: Vec::new(),
+        env_vars: strings(host.env_vars),
     }
 }
 

@@ -3,6 +3,7 @@
 //! `cm serve`) and the same services as `ctx_index` / `ctx_search`: the user's rules and
 //! the project's bounds hold here as they do for the agent.
 
+use crate::platform::fs::Canonical as _;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -54,7 +55,7 @@ pub fn index(args: IndexArgs) -> anyhow::Result<()> {
     // A relative path is the user's, relative to where they typed it, not to the project.
     let path = args
         .path
-        .canonicalize()
+        .canonical()
         .or_else(|_| std::path::absolute(&args.path))
         .with_context(|| format!("{}: cannot resolve the path", args.path.display()))?;
     let service = open_service()?;

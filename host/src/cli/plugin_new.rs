@@ -3,6 +3,7 @@
 //! plus the newest contract's WIT, so it builds out of tree with that language's own
 //! toolchain and installs with `cm plugin add`.
 
+use crate::platform::fs::Canonical as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail};
@@ -151,7 +152,7 @@ fn checked_id(id: &str) -> anyhow::Result<String> {
 /// `-` collapsed, cut to start with a letter and end with a letter or digit.
 fn id_from_dir(dir: &Path) -> anyhow::Result<String> {
     // `.` (an empty directory made beforehand) is named by what it resolves to.
-    let resolved = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let resolved = dir.canonical().unwrap_or_else(|_| dir.to_path_buf());
     let name = resolved
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -2,6 +2,7 @@
 //! (or an agent's status bar). The project is `CONTEXT_MODE_PROJECT_DIR` (or the
 //! agent's project variable), else the working directory, as for `cm serve`.
 
+use crate::platform::fs::Canonical as _;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::sync::mpsc;
@@ -56,7 +57,7 @@ fn status_text() -> String {
         return statusline::UNAVAILABLE.to_string();
     };
     let project = match input.project_dir {
-        Some(named) => named.canonicalize().unwrap_or(named),
+        Some(named) => named.canonical().unwrap_or(named),
         None => match crate::paths::project_dir() {
             Ok(dir) => dir,
             // No project (the working directory is gone): no store, nothing measured.
@@ -109,11 +110,7 @@ pub fn insight(args: InsightArgs) -> anyhow::Result<()> {
 
 /// Hands the file to the desktop's opener; a machine without one only gets a note.
 fn open_in_browser(path: &Path) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
+    let opener = crate::platform::FILE_OPENER;
     let spawned = std::process::Command::new(opener)
         .arg(path)
         .stdin(std::process::Stdio::null())

@@ -1,5 +1,6 @@
 //! `cm setup`: shows the plan, then backs up and applies it (or removes what setup added).
 
+use crate::platform::fs::Canonical as _;
 use std::collections::BTreeSet;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -44,7 +45,7 @@ pub fn run(args: SetupArgs) -> anyhow::Result<()> {
     let cm = setup::cm_command()?;
     let project = match &args.project {
         Some(dir) => Some(
-            dir.canonicalize()
+            dir.canonical()
                 .map_err(|e| anyhow!("project {}: {e}", dir.display()))?,
         ),
         None => None,

@@ -1,8 +1,10 @@
-//! Confinement (ADR 0026): whether the kernel can enforce it (its Landlock ABI) and
-//! whether `CONTEXT_MODE_CONFINE` switches it on for the sandbox's children.
+//! Confinement (ADR 0026): whether this system can enforce it (Landlock's ABI on Linux,
+//! Seatbelt on macOS; nothing on Windows) and whether `CONTEXT_MODE_CONFINE` switches it
+//! on for the sandbox's children.
 
 use super::Check;
-use crate::sandbox::confine::{self, CONFINE_ENV, FS_ABI, NET_ABI, Net};
+use crate::platform::child::{CONFINEMENT_FIX, confinement_support};
+use crate::sandbox::confine::{self, CONFINE_ENV, Net};
 
 /// The row for a server working on `project` (the environment, else its settings files).
 pub fn check(project: Option<&std::path::Path>) -> Check {
@@ -10,35 +12,25 @@ pub fn check(project: Option<&std::path::Path>) -> Check {
         Some(project) => confine::resolve(project, crate::paths::home_dir().as_deref()),
         None => confine::from_env(),
     };
-    row(settings, confine::kernel_abi())
+    let support = confinement_support(settings.as_ref().map(|s| &s.net));
+    row(settings, support)
 }
 
-fn row(settings: Option<confine::Settings>, abi: Result<i32, &'static str>) -> Check {
+/// `support`: what enforces confinement here (`Ok`), or why nothing can (`Err`).
+fn row(settings: Option<confine::Settings>, support: Result<String, String>) -> Check {
     let name = "confinement";
-    let need = match settings.as_ref().map(|s| &s.net) {
-        Some(Net::Off | Net::Ports(_)) => NET_ABI as i32,
-        _ => FS_ABI as i32,
-    };
-    let kernel = match abi {
-        Ok(v) => format!("kernel Landlock ABI {v}"),
-        Err(why) => why.to_string(),
-    };
-    let enforceable = abi.is_ok_and(|v| v >= need);
-    match (settings, enforceable) {
-        (None, true) => Check::pass(
+    match (settings, support) {
+        (None, Ok(mechanism)) => Check::pass(
             name,
             format!(
-                "off ({kernel}: supported); switch it on with {CONFINE_ENV}=1 or \"contextMode\": {{\"confine\": true}} in .claude/settings.json"
+                "off ({mechanism}: supported); switch it on with {CONFINE_ENV}=1 or \"contextMode\": {{\"confine\": true}} in .claude/settings.json"
             ),
         ),
-        (None, false) => Check::pass(
-            name,
-            format!("off ({kernel}: confinement needs Landlock ABI {need} or later)"),
-        ),
-        (Some(settings), true) => Check::pass(
+        (None, Err(why)) => Check::pass(name, format!("off ({why})")),
+        (Some(settings), Ok(mechanism)) => Check::pass(
             name,
             format!(
-                "on ({CONFINE_ENV} or contextMode.confine; {kernel}): children write only in the project, their temp dir and runtime caches; network {}",
+                "on ({CONFINE_ENV} or contextMode.confine; {mechanism}): children write only in the project, their temp dir and runtime caches; network {}",
                 match settings.net {
                     Net::On => "unchanged".to_string(),
                     Net::Off => "off".to_string(),
@@ -49,14 +41,10 @@ fn row(settings: Option<confine::Settings>, abi: Result<i32, &'static str>) -> C
                 }
             ),
         ),
-        (Some(_), false) => Check::fail(
+        (Some(_), Err(why)) => Check::fail(
             name,
-            format!(
-                "on ({CONFINE_ENV}) but {kernel}: it needs Landlock ABI {need}, so the sandbox refuses to run"
-            ),
-            Some(format!(
-                "unset {CONFINE_ENV}, or boot a kernel with Landlock enabled (lsm=…,landlock)"
-            )),
+            format!("on ({CONFINE_ENV}) but {why}, so the sandbox refuses to run"),
+            Some(format!("unset {CONFINE_ENV}, or {CONFINEMENT_FIX}")),
         ),
     }
 }
@@ -68,21 +56,32 @@ mod tests {
     #[test]
     fn rows_say_support_and_switch() {
         let on = Some(confine::Settings { net: Net::On });
-        assert_eq!(row(None, Ok(7)).status, super::super::Status::Pass);
+        let landlock = || Ok("kernel Landlock ABI 7".to_string());
+        assert_eq!(row(None, landlock()).status, super::super::Status::Pass);
         assert!(
-            row(None, Ok(7))
+            row(None, landlock())
                 .detail
                 .contains("off (kernel Landlock ABI 7: supported)")
         );
-        assert!(row(on.clone(), Ok(7)).detail.starts_with("on ("));
-        let refused = row(on, Err("the kernel has no Landlock"));
+        assert!(row(on.clone(), landlock()).detail.starts_with("on ("));
+        let refused = row(on, Err("the kernel has no Landlock".into()));
         assert_eq!(refused.status, super::super::Status::Fail);
         assert!(
             refused.detail.contains("refuses to run"),
             "{}",
             refused.detail
         );
+    }
+
+    #[test]
+    fn this_systems_row_follows_what_it_can_enforce() {
         let off_net = Some(confine::Settings { net: Net::Off });
-        assert_eq!(row(off_net, Ok(3)).status, super::super::Status::Fail);
+        let support = confinement_support(Some(&Net::Off));
+        let expected = if support.is_ok() {
+            super::super::Status::Pass
+        } else {
+            super::super::Status::Fail
+        };
+        assert_eq!(row(off_net, support).status, expected);
     }
 }

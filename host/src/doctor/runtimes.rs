@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::Check;
 use crate::limits::DOCTOR_VERSION_PROBE_TIMEOUT_MS;
 use crate::sandbox::catalog::{self, RuntimeSpec};
-use crate::sandbox::detect::Runtimes;
+use crate::sandbox::detect::{Lookup, Os, Runtimes};
 
 /// A language check to run on its own thread.
 pub type RuntimeCheck = Box<dyn FnOnce() -> Vec<Check> + Send>;
@@ -29,7 +29,8 @@ pub fn checks(deadline: Instant) -> Vec<(String, RuntimeCheck)> {
         .map(|root| root.join("runtimes"));
     let specs = catalog::load(user_dir.as_deref());
     let path = std::env::var_os("PATH");
-    let runtimes = Arc::new(Runtimes::from_specs(specs.clone(), path.as_deref()));
+    let lookup = Lookup::current(path.as_deref());
+    let runtimes = Arc::new(Runtimes::from_specs_with(specs.clone(), &lookup));
     let path = Arc::new(path.unwrap_or_default());
     specs
         .into_iter()
@@ -37,25 +38,30 @@ pub fn checks(deadline: Instant) -> Vec<(String, RuntimeCheck)> {
             let name = row_name(&spec.name);
             let runtimes = runtimes.clone();
             let path = path.clone();
+            let os = lookup.os;
             let check: RuntimeCheck =
-                Box::new(move || vec![language_check(&runtimes, &spec, &path, deadline)]);
+                Box::new(move || vec![language_check(&runtimes, &spec, &path, os, deadline)]);
             (name, check)
         })
         .collect()
 }
 
+/// The row of one language: the program that will run it (on Windows for `shell`:
+/// Git Bash, or the fallback shell with a warning that says why), or why none can.
 fn language_check(
     runtimes: &Runtimes,
     spec: &RuntimeSpec,
     path: &OsStr,
+    os: Os,
     deadline: Instant,
 ) -> Check {
     let name = row_name(&spec.name);
+    let hint = || install_hint(&spec.install, path, os.name());
     match runtimes.resolve(&spec.name) {
         Ok(resolved) => {
-            let command = &resolved.candidate().command;
-            let argv = resolved
-                .candidate()
+            let candidate = resolved.candidate();
+            let command = &candidate.command;
+            let argv = candidate
                 .version
                 .clone()
                 .unwrap_or_else(|| vec!["{cmd}".into(), "--version".into()]);
@@ -63,13 +69,29 @@ fn language_check(
                 .min(deadline.saturating_duration_since(Instant::now()));
             let version = version_of(&argv, &resolved.program, command, limit)
                 .unwrap_or_else(|| "version unknown".into());
-            Check::pass(
-                name,
-                format!("{command} {version} ({})", resolved.program.display()),
-            )
+            let shown = match candidate.locate.as_deref() {
+                Some("git-bash") => format!("Git Bash {version}"),
+                _ => format!("{command} {version}"),
+            };
+            let detail = format!("{shown} ({})", resolved.program.display());
+            match &candidate.note {
+                Some(note) => Check::warn(name, format!("{detail}: {note}"), hint()),
+                None => Check::pass(name, detail),
+            }
         }
         Err(_) => {
-            let tried: Vec<&str> = spec.candidates.iter().map(|c| c.command.as_str()).collect();
+            let tried: Vec<&str> = spec
+                .candidates
+                .iter()
+                .filter(|c| {
+                    c.os.as_ref()
+                        .is_none_or(|o| o.iter().any(|o| o == os.name()))
+                })
+                .map(|c| match c.locate.as_deref() {
+                    Some("git-bash") => "Git Bash",
+                    _ => c.command.as_str(),
+                })
+                .collect();
             Check::warn(
                 name,
                 format!(
@@ -77,7 +99,7 @@ fn language_check(
                     tried.join(", "),
                     spec.name
                 ),
-                install_hint(&spec.install, path, std::env::consts::OS),
+                hint(),
             )
         }
     }
@@ -96,6 +118,7 @@ pub fn install_hint(install: &BTreeMap<String, String>, path: &OsStr, os: &str) 
         .map(|(key, _)| key);
     let usual = match os {
         "macos" => "brew",
+        "windows" => "winget",
         _ => "apt",
     };
     found
@@ -249,6 +272,78 @@ mod tests {
             Some("sudo dnf install -y ruby")
         );
         assert_eq!(install_hint(&BTreeMap::new(), empty, "linux"), None);
+    }
+
+    #[test]
+    fn on_windows_the_shell_row_names_git_bash_or_warns_about_the_fallback() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let touch = |rel: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, "").expect("write");
+            path
+        };
+        let shell: RuntimeSpec = catalog::embedded()
+            .into_iter()
+            .find(|s| s.name == "shell")
+            .expect("shell");
+        let row = |path: &[&str]| {
+            let path = path
+                .iter()
+                .map(|d| root.join(d).to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(";");
+            let vars = vec![("ProgramFiles".to_string(), root.join("Program Files"))];
+            let lookup = Lookup::new(Os::Windows, Some(OsStr::new(&path)), None, vars);
+            let runtimes = Runtimes::from_specs_with(vec![shell.clone()], &lookup);
+            let deadline = Instant::now() + Duration::from_secs(2);
+            language_check(&runtimes, &shell, OsStr::new(""), Os::Windows, deadline)
+        };
+        let none = row(&["Windows/System32"]);
+        assert_eq!(none.status, super::super::Status::Warn);
+        assert!(
+            none.detail
+                .contains("none of Git Bash, pwsh, powershell, cmd found"),
+            "{}",
+            none.detail
+        );
+        assert_eq!(
+            none.fix.as_deref(),
+            Some("winget install --id Git.Git -e --source winget")
+        );
+        let cmd = touch("Windows/System32/cmd.exe");
+        let fallback = row(&["Windows/System32"]);
+        assert_eq!(fallback.status, super::super::Status::Warn);
+        assert!(
+            fallback.detail.contains(&cmd.display().to_string()),
+            "{}",
+            fallback.detail
+        );
+        assert!(
+            fallback.detail.contains("ran in cmd.exe, not bash"),
+            "{}",
+            fallback.detail
+        );
+        assert!(
+            fallback
+                .fix
+                .as_deref()
+                .is_some_and(|f| f.contains("Git.Git"))
+        );
+        let bash = touch("Program Files/Git/bin/bash.exe");
+        let git_bash = row(&["Windows/System32"]);
+        assert_eq!(git_bash.status, super::super::Status::Pass);
+        assert!(
+            git_bash.detail.starts_with("Git Bash "),
+            "{}",
+            git_bash.detail
+        );
+        assert!(
+            git_bash.detail.ends_with(&format!("({})", bash.display())),
+            "{}",
+            git_bash.detail
+        );
     }
 
     #[test]

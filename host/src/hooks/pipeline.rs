@@ -1,5 +1,6 @@
 //! The steps of one hook call: read stdin, load the adapter, parse, decide, render.
 
+use crate::platform::fs::Canonical as _;
 use std::io::Read;
 use std::path::Path;
 
@@ -98,8 +99,7 @@ pub(super) fn answer(
             .iter()
             .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
             .collect(),
-        // SAFETY: getppid has no preconditions.
-        parent_pid: agent.map_or_else(|| unsafe { libc::getppid() } as u32, |a| a.pid),
+        parent_pid: agent.map_or_else(crate::platform::process::parent_pid, |a| a.pid),
     };
     let parsed = loaded.adapter.parse(input)?;
     let event = parsed.map_err(|err| match err {
@@ -459,7 +459,7 @@ fn repairs(tool: &ToolCall, file: &permissions::Unreadable, project_dir: &Path) 
             let path = project_dir.join(path);
             path == file.path
                 || matches!(
-                    (path.canonicalize(), file.path.canonicalize()),
+                    (path.canonical(), file.path.canonical()),
                     (Ok(a), Ok(b)) if a == b
                 )
         })

@@ -56,43 +56,7 @@ pub enum Ending {
     Signal,
 }
 
-/// SIGTERM, SIGINT and SIGHUP, registered when created: create it before the
-/// handshake, so a signal that arrives early is caught rather than killing the
-/// process with a signal status.
-pub struct Termination {
-    signals: Option<[tokio::signal::unix::Signal; 3]>,
-}
-
-impl Termination {
-    /// Must run inside the runtime.
-    pub fn install() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        let signals = match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::hangup()),
-        ) {
-            (Ok(term), Ok(int), Ok(hup)) => Some([term, int, hup]),
-            _ => {
-                tracing::warn!("cannot listen for termination signals");
-                None
-            }
-        };
-        Termination { signals }
-    }
-
-    /// Resolves at the first of the signals.
-    pub async fn received(&mut self) {
-        let Some([term, int, hup]) = self.signals.as_mut() else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-            _ = hup.recv() => {}
-        }
-    }
-}
+pub use crate::platform::Termination;
 
 /// Tool calls running on the blocking pool (store writes, file reads). They cannot be
 /// cancelled; at the end the server waits a moment for them so a write commits whole.

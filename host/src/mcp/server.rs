@@ -39,15 +39,9 @@ impl CmServer {
 /// hashes) left the server some 45 MB larger for the rest of the session. It runs
 /// detached, beside the reply going out.
 fn release_freed_heap(tool: &ToolSpec) {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if tool.bulk {
-        tokio::task::spawn_blocking(|| {
-            // SAFETY: malloc_trim only walks glibc's own arenas; no pointers are passed.
-            unsafe { libc::malloc_trim(0) };
-        });
+        tokio::task::spawn_blocking(crate::platform::release_freed_heap);
     }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = tool;
 }
 
 impl ServerHandler for CmServer {

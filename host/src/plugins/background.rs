@@ -1,11 +1,10 @@
 //! Compiling installed plugins off the hook path (ADR 24). A hook that meets a large
 //! plugin with no compiled cache entry skips it for that call and starts one detached
-//! `cm plugin compile --background`; an flock on `<cwasm dir>/.compile.lock` keeps it to
+//! `cm plugin compile --background`; an exclusive file lock on `<cwasm dir>/.compile.lock` keeps it to
 //! one at a time, and a compile that fails leaves `<entry>.failed` so hooks stop asking
 //! until `cm plugin compile` (or a new install) tries again.
 
 use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use super::{BUILTIN_PLUGINS, InstalledPlugin, PluginEngine, PluginError, Registry};
@@ -25,16 +24,14 @@ pub fn request(engine: &PluginEngine) {
     let Ok(cm) = std::env::current_exe() else {
         return;
     };
-    use std::os::unix::process::CommandExt;
-    let spawned = std::process::Command::new(cm)
+    let mut command = std::process::Command::new(cm);
+    command
         .args(["plugin", "compile", "--background"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        // Its own process group: an agent that kills the hook's group on a timeout
-        // does not take the compile with it.
-        .process_group(0)
-        .spawn();
+        .stderr(std::process::Stdio::null());
+    crate::platform::process::detach(&mut command);
+    let spawned = command.spawn();
     if let Err(err) = spawned {
         tracing::debug!("cannot start a background plugin compile: {err}");
     }
@@ -123,7 +120,8 @@ pub fn compile_missing<'a>(
     Some(done)
 }
 
-/// An exclusive flock on the compile lock file, released when dropped.
+/// An exclusive lock on the compile lock file (`flock` on Unix, `LockFileEx` on
+/// Windows, through std), released when dropped.
 struct CompileLock(File);
 
 impl CompileLock {
@@ -140,23 +138,18 @@ impl CompileLock {
     /// The lock if nobody holds it.
     fn try_take(dir: &Path) -> Option<Self> {
         let file = Self::open(dir)?;
-        // SAFETY: flock on a descriptor this value owns.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        (rc == 0).then_some(Self(file))
+        file.try_lock().ok().map(|()| Self(file))
     }
 
     /// The lock, waiting for its holder.
     fn take(dir: &Path) -> Option<Self> {
         let file = Self::open(dir)?;
-        // SAFETY: as above.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        (rc == 0).then_some(Self(file))
+        file.lock().ok().map(|()| Self(file))
     }
 }
 
 impl Drop for CompileLock {
     fn drop(&mut self) {
-        // SAFETY: as above.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+        let _ = self.0.unlock();
     }
 }

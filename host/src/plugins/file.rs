@@ -2,7 +2,6 @@
 //! A FIFO would block the reader forever and a device (`/dev/zero`) never ends.
 
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use super::PluginError;
@@ -16,11 +15,7 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, PluginError> {
     check(&std::fs::metadata(path).map_err(cannot)?)?;
     // O_NONBLOCK: a FIFO swapped in after the check opens at once instead of blocking;
     // the check of the opened file below then refuses it.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(cannot)?;
+    let file = crate::platform::fs::open_nonblocking(path).map_err(cannot)?;
     check(&file.metadata().map_err(cannot)?)?;
     let mut bytes = Vec::new();
     file.take(PLUGIN_FILE_MAX_BYTES + 1)
@@ -53,18 +48,11 @@ fn too_large() -> PluginError {
 }
 
 fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
     let kind = meta.file_type();
     if kind.is_dir() {
         "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_socket() {
-        "a socket"
     } else {
-        "not a file"
+        crate::platform::fs::special_kind(&kind).unwrap_or("not a file")
     }
 }
 

@@ -1,6 +1,7 @@
 //! The stats report against real stores: exact figures, the empty state, journalling
 //! that never counts as savings, all projects with an unreadable one, the insight page.
 
+use crate::platform::fs::Canonical as _;
 use std::path::Path;
 
 use super::text::{render, unmeasured_line};
@@ -109,7 +110,7 @@ fn known_byte_counts_give_exact_figures() {
         .split("All projects (1 database)")
         .nth(1)
         .expect("all part");
-    let canonical = project.path().canonicalize().expect("canonical");
+    let canonical = project.path().canonical().expect("canonical");
     assert!(
         all.contains(&canonical.display().to_string()),
         "the project is named by its path: {text}"
@@ -191,7 +192,7 @@ fn all_projects_names_each_and_skips_an_unreadable_one() {
     assert_eq!(all.projects.len(), 2);
     assert_eq!(
         all.projects[0].name,
-        b.path().canonicalize().expect("b").display().to_string()
+        b.path().canonical().expect("b").display().to_string()
     );
     // 10,000 raw, 1,500 returned.
     assert_eq!(all.scope.totals.kept_out_percent, Some(85.0));

@@ -13,7 +13,6 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,8 +20,9 @@ use std::time::{Duration, Instant};
 
 use super::capture::Capture;
 use super::tempdir::TempDir;
-use super::tree::{ProcessTree, start_time_of};
 use crate::limits;
+use crate::platform::child::ProcessTree;
+use crate::platform::{fs, process};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -47,20 +47,17 @@ impl BackgroundJob {
 /// is never taken for a live owner.
 fn owner_tag() -> String {
     let pid = std::process::id();
-    format!("{pid}-{}", start_time_of(pid).unwrap_or(0))
+    format!("{pid}-{}", process::start_time(pid).unwrap_or(0))
 }
 
 /// A fresh private directory for one run, removed when the guard is dropped.
 pub fn create_job_dir(root: &Path) -> std::io::Result<TempDir> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(root)?;
+    fs::create_private_dir(root, true)?;
     let owner = owner_tag();
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = root.join(format!("{owner}-{n}"));
-        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+        match fs::create_private_dir(&path, false) {
             Ok(()) => return Ok(TempDir::adopt(path)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
@@ -94,14 +91,7 @@ fn parse_owner(name: &str) -> Option<(u32, u64)> {
 }
 
 fn owner_alive((pid, start): (u32, u64)) -> bool {
-    if Path::new("/proc/self/stat").exists() {
-        return start_time_of(pid) == Some(start);
-    }
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: signal 0 only checks that the process exists.
-    pid > 1 && unsafe { libc::kill(pid, 0) == 0 }
+    process::is_running(pid, Some(start))
 }
 
 /// One stream's log file: whole while it is within head + tail; past that, the

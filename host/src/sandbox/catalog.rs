@@ -72,7 +72,31 @@ pub struct Candidate {
     /// argv that prints the version, for `cm doctor` (default `{cmd} --version`).
     #[serde(default)]
     pub version: Option<Vec<String>>,
+    /// The systems this candidate is for (`linux`, `macos`, `windows`); every one when
+    /// absent. Detection skips a candidate for another system.
+    #[serde(default)]
+    pub os: Option<Vec<String>>,
+    /// A named way to find the program instead of a `PATH` lookup of `command`:
+    /// `git-bash` is Git for Windows' bash (see [`super::detect::Lookup::git_bash`]).
+    #[serde(default)]
+    pub locate: Option<String>,
+    /// Said once when this candidate runs, and by `cm doctor` as a warning: a fallback
+    /// the user should know about (e.g. `shell` in PowerShell without Git Bash).
+    #[serde(default)]
+    pub note: Option<String>,
+    /// Replace `source.prelude` and `file.prelude` for this candidate (a fallback of
+    /// another language, e.g. PowerShell or `cmd.exe` for `shell`).
+    #[serde(default)]
+    pub source_prelude: Option<String>,
+    #[serde(default)]
+    pub file_prelude: Option<String>,
 }
+
+/// The systems a candidate's `os` may name.
+pub const OS_NAMES: [&str; 3] = ["linux", "macos", "windows"];
+
+/// The names `locate` knows.
+pub const LOCATORS: [&str; 1] = ["git-bash"];
 
 /// A check run once, lazily, before a candidate is trusted (e.g. a minimum version).
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -146,6 +170,29 @@ impl RuntimeSpec {
                 return Err(invalid(format!(
                     "candidate {:?} has an empty `run`",
                     candidate.command
+                )));
+            }
+            if let Some(os) = candidate
+                .os
+                .iter()
+                .flatten()
+                .find(|o| !OS_NAMES.contains(&o.as_str()))
+            {
+                return Err(invalid(format!(
+                    "candidate {:?}: unknown os {os:?} (known: {})",
+                    candidate.command,
+                    OS_NAMES.join(", ")
+                )));
+            }
+            if let Some(locate) = candidate
+                .locate
+                .as_ref()
+                .filter(|l| !LOCATORS.contains(&l.as_str()))
+            {
+                return Err(invalid(format!(
+                    "candidate {:?}: unknown locate {locate:?} (known: {})",
+                    candidate.command,
+                    LOCATORS.join(", ")
                 )));
             }
             if candidate.compile.as_ref().is_some_and(Vec::is_empty) {
@@ -294,6 +341,27 @@ mod tests {
             Some("runtime file x.toml: at least one [[candidates]] entry is needed")
         );
         assert!(RuntimeSpec::parse("y.toml", "name = \"y\"\nbogus = 1").is_err());
+        let candidate = |extra: &str| {
+            RuntimeSpec::parse(
+                "z.toml",
+                &format!("name = \"z\"\nextension = \"z\"\n[[candidates]]\ncommand = \"z\"\nrun = [\"{{cmd}}\"]\n{extra}\n"),
+            )
+            .err()
+            .map(|e| e.to_string())
+        };
+        assert_eq!(
+            candidate("os = [\"windows\", \"beos\"]").as_deref(),
+            Some(
+                "runtime file z.toml: candidate \"z\": unknown os \"beos\" (known: linux, macos, windows)"
+            )
+        );
+        assert_eq!(
+            candidate("locate = \"where\"").as_deref(),
+            Some(
+                "runtime file z.toml: candidate \"z\": unknown locate \"where\" (known: git-bash)"
+            )
+        );
+        assert_eq!(candidate("os = [\"linux\"]\nlocate = \"git-bash\""), None);
     }
 
     #[test]

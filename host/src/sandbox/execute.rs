@@ -1,6 +1,7 @@
 //! One `ctx_execute` / `ctx_execute_file` call: resolve the runtime, write the
 //! script into a private temp dir, compile if the language needs it, run it.
 
+use crate::platform::fs::Canonical as _;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::background::{self, BackgroundJob};
 use super::confine;
-use super::detect::{ResolvedRuntime, Runtimes};
+use super::detect::{Os, ResolvedRuntime, Runtimes};
 use super::env;
 use super::error::SandboxError;
 use super::process::{self, ProcessResult, ProcessSpec};
@@ -161,7 +162,7 @@ impl Sandbox {
 
         let work = TempDir::new("cm-exec-").map_err(|e| SandboxError::Prepare(e.to_string()))?;
         let script = write_sources(&runtime, request.code, request.file.is_some(), work.path())?;
-        let binary = work.path().join("main");
+        let binary = work.path().join(Os::current().executable_name("main"));
         let paths = ArgvPaths {
             program: &runtime.program,
             script: &script.main,
@@ -176,7 +177,7 @@ impl Sandbox {
             Some(settings) => {
                 let project = request
                     .project_dir
-                    .canonicalize()
+                    .canonical()
                     .unwrap_or_else(|_| request.project_dir.to_path_buf());
                 let plan = confine::plan(
                     settings,
@@ -185,7 +186,7 @@ impl Sandbox {
                     &runtime.spec.confine_write,
                     &env,
                 );
-                let ruleset = confine::build(&plan)
+                let ruleset = crate::platform::child::confinement(&plan)
                     .map_err(|reason| SandboxError::Unconfinable(confine::refusal(&reason)))?;
                 // Temp files go where the child may write them.
                 env.retain(|(name, _)| name != "TMPDIR");
@@ -247,6 +248,10 @@ impl Sandbox {
         let mut outcome = outcome_from(result, started, background);
         if ruleset.is_some() {
             note_refusal(&mut outcome);
+        }
+        // A fallback runtime (Windows `shell` without Git Bash) says so once per server.
+        if let Some(note) = self.runtimes.note_once(&runtime) {
+            push_line(&mut outcome.stderr, &note);
         }
         Ok(outcome)
     }
@@ -338,12 +343,17 @@ impl Sandbox {
 /// confinement may be why (one line at the end of stderr).
 fn note_refusal(outcome: &mut ExecOutcome) {
     if outcome.exit_code != Some(0) && confine::looks_refused(&outcome.stderr) {
-        if !outcome.stderr.is_empty() && !outcome.stderr.ends_with('\n') {
-            outcome.stderr.push('\n');
-        }
-        outcome.stderr.push_str(confine::REFUSED_NOTE);
-        outcome.stderr.push('\n');
+        push_line(&mut outcome.stderr, confine::REFUSED_NOTE);
     }
+}
+
+/// Adds `line` as a line of its own at the end of `stream`.
+fn push_line(stream: &mut String, line: &str) {
+    if !stream.is_empty() && !stream.ends_with('\n') {
+        stream.push('\n');
+    }
+    stream.push_str(line);
+    stream.push('\n');
 }
 
 /// Drops the oldest finished background runs (and their log directories) until at
@@ -375,14 +385,14 @@ pub fn effective_timeout(timeout_ms: Option<u64>) -> Duration {
 /// followed, so a link pointing out of the project is refused).
 pub fn resolve_cwd(project_dir: &Path, cwd: Option<&str>) -> Result<PathBuf, SandboxError> {
     let project = project_dir
-        .canonicalize()
+        .canonical()
         .map_err(|_| SandboxError::CwdNotADirectory(project_dir.display().to_string()))?;
     let Some(cwd) = cwd.map(str::trim).filter(|c| !c.is_empty()) else {
         return Ok(project);
     };
     let resolved = project
         .join(cwd)
-        .canonicalize()
+        .canonical()
         .map_err(|_| SandboxError::CwdNotADirectory(cwd.to_string()))?;
     if !resolved.starts_with(&project) {
         return Err(SandboxError::CwdOutsideProject(cwd.to_string()));
@@ -441,7 +451,7 @@ fn outcome_from(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::tree::ProcessTree;
+    use crate::platform::child::ProcessTree;
 
     #[test]
     fn only_the_oldest_finished_background_logs_are_removed() {
@@ -456,7 +466,7 @@ mod tests {
             let dir = root.path().join(name);
             std::fs::create_dir_all(&dir).expect("mkdir");
             Arc::new(BackgroundJob {
-                tree: Arc::new(ProcessTree::new(pid, Vec::new())),
+                tree: Arc::new(ProcessTree::of_pid(pid)),
                 dir,
             })
         };
@@ -500,8 +510,8 @@ mod tests {
         let root = tempfile::tempdir().expect("tempdir");
         let project = root.path().join("project");
         std::fs::create_dir_all(project.join("sub")).expect("mkdir");
-        std::os::unix::fs::symlink(root.path(), project.join("escape")).expect("symlink");
-        let canonical = project.canonicalize().expect("canonical");
+        crate::platform::fs::symlink(root.path(), &project.join("escape")).expect("symlink");
+        let canonical = project.canonical().expect("canonical");
         assert_eq!(resolve_cwd(&project, None), Ok(canonical.clone()));
         assert_eq!(
             resolve_cwd(&project, Some("sub")),

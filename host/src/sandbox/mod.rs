@@ -10,7 +10,7 @@
 //! - The deadline (`EXEC_TIMEOUT_MS`, lowered by `timeout`) stops every process
 //!   the run started, also those that left its group (`setsid`, double fork):
 //!   SIGTERM, then SIGKILL after `EXEC_KILL_GRACE_MS`; partial output is kept
-//!   ([`process`], [`tree`], ADR 0015).
+//!   ([`process`], `crate::platform::child`, ADR 0015).
 //! - With `background`, the run is left running at the deadline and writes
 //!   bounded logs (head + rolling tail) under `<data root>/background/`, removed
 //!   when its output ends; the server stops its background runs when it exits
@@ -27,10 +27,11 @@
 //!
 //! This keeps output out of the agent's context; it is not an OS security
 //! boundary: scripts run as the user, with the user's permissions, unless
-//! confinement is switched on (`CONTEXT_MODE_CONFINE=1`, Landlock: [`confine`],
-//! ADR 0026).
+//! confinement is switched on (`CONTEXT_MODE_CONFINE=1`: [`confine`], ADR 0026;
+//! the macOS Seatbelt profile of the same plan: [`seatbelt`], ADR 0033).
 //!
-//! Unix only (process groups and signals).
+//! What differs per OS (process groups and signals, Job Objects, Landlock, Seatbelt)
+//! is in `crate::platform`.
 
 pub mod background;
 pub mod batch;
@@ -43,9 +44,9 @@ pub mod error;
 pub mod execute;
 pub mod params;
 pub mod process;
+pub mod seatbelt;
 pub mod source;
 pub mod tempdir;
-pub mod tree;
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
-//! Runs one child process in its own process group, with a deadline, bounded
-//! output capture, and a stop of every process it started ([`ProcessTree`]:
-//! SIGTERM, then SIGKILL after `EXEC_KILL_GRACE_MS`) when the deadline passes.
+//! Runs one child process with a deadline, bounded output capture, and a stop of
+//! every process it started ([`ProcessTree`]: a request to end, then a kill after
+//! `EXEC_KILL_GRACE_MS`) when the deadline passes.
 //!
 //! Async on tokio: the child is a `tokio::process::Child`, its stdout and stderr
 //! are drained by two tasks into [`Capture`]s (or, for a background run, into
@@ -14,8 +14,6 @@
 //! expect.
 
 use std::ffi::OsString;
-use std::os::fd::AsRawFd;
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -29,8 +27,8 @@ use super::background::{self, BackgroundJob, BoundedLog};
 use super::capture::Capture;
 use super::error::SandboxError;
 use super::tempdir::TempDir;
-use super::tree::{self, ProcessTree};
 use crate::limits;
+use crate::platform::child::{self, ChildConfinement, ProcessTree};
 
 /// What to run and how.
 #[derive(Debug, Clone)]
@@ -46,7 +44,7 @@ pub struct ProcessSpec {
     /// instead of being stopped.
     pub background_root: Option<PathBuf>,
     /// Confinement (ADR 0026): the child restricts itself with this ruleset before exec.
-    pub confine: Option<super::confine::ChildRuleset>,
+    pub confine: Option<ChildConfinement>,
 }
 
 /// How one child ended (or was left running).
@@ -124,50 +122,26 @@ impl Sink for BoundedLog {
 }
 
 fn command(spec: &ProcessSpec) -> Result<tokio::process::Command, SandboxError> {
-    let Some((program, args)) = spec.argv.split_first() else {
-        return Err(SandboxError::Spawn {
-            program: "(nothing)".into(),
-            reason: "empty command".into(),
-        });
-    };
-    let mut command = tokio::process::Command::new(program);
+    let program = spec
+        .argv
+        .first()
+        .map(|p| p.to_string_lossy().into_owned());
+    let mut command =
+        child::command(&spec.argv, spec.confine.as_ref()).map_err(|reason| SandboxError::Spawn {
+            program: program.clone().unwrap_or_else(|| "(nothing)".into()),
+            reason: match (&spec.confine, program) {
+                (Some(_), Some(_)) => super::confine::refusal(&reason),
+                _ => reason,
+            },
+        })?;
     command
-        .args(args)
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(false);
-    match &spec.confine {
-        None => {
-            // SAFETY: the closure runs between fork and exec and only makes one syscall.
-            unsafe {
-                command.pre_exec(tree::become_subreaper);
-            }
-        }
-        Some(ruleset) => {
-            // The duplicate is made here, in the parent; the child only consumes it.
-            let mut child_ruleset = Some(ruleset.for_child().map_err(|e| SandboxError::Spawn {
-                program: program.to_string_lossy().into_owned(),
-                reason: super::confine::refusal(&e.to_string()),
-            })?);
-            // SAFETY: between fork and exec the closure makes only the prctl and
-            // landlock_restrict_self syscalls (and closes the ruleset descriptor); the
-            // ruleset was built and duplicated in the parent, nothing is allocated.
-            unsafe {
-                command.pre_exec(move || {
-                    tree::become_subreaper()?;
-                    match child_ruleset.take() {
-                        Some(ruleset) => super::confine::restrict_child(ruleset),
-                        None => Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
-                    }
-                });
-            }
-        }
-    }
     Ok(command)
 }
 
@@ -192,15 +166,15 @@ async fn run_to<S: Sink>(
 ) -> Result<ProcessResult, SandboxError> {
     let mut child = command(&spec)?.spawn().map_err(|e| spawn_error(&spec, e))?;
     let pid = child.id().unwrap_or(0);
-    let pipe_inodes = [
-        child.stdout.as_ref().map(|p| p.as_raw_fd()),
-        child.stderr.as_ref().map(|p| p.as_raw_fd()),
-    ]
-    .into_iter()
-    .flatten()
-    .filter_map(tree::pipe_inode)
-    .collect();
-    let tree = Arc::new(ProcessTree::new(pid, pipe_inodes));
+    let tree = match ProcessTree::attach(&child) {
+        Ok(tree) => Arc::new(tree),
+        Err(e) => {
+            // A child that cannot be tracked is not left running untracked.
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            return Err(spawn_error(&spec, e));
+        }
+    };
     let mut guard = KillOnDrop::new(tree.clone());
 
     let sinks = [Arc::new(Mutex::new(stdout)), Arc::new(Mutex::new(stderr))];
@@ -267,7 +241,7 @@ async fn run_to<S: Sink>(
         stdout,
         stderr,
         exit_code: status.and_then(|s| s.code()),
-        signal: status.and_then(|s| s.signal()),
+        signal: status.as_ref().and_then(crate::platform::process::exit_signal),
         timed_out,
         stdout_total_bytes,
         stderr_total_bytes,
@@ -311,7 +285,7 @@ fn lock<T>(sink: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// SIGTERM to the whole tree, then [`ProcessTree::kill_all`] if anything of it is
 /// still alive after `EXEC_KILL_GRACE_MS`. Reaps the leader meanwhile.
 async fn terminate(tree: &ProcessTree, child: &mut tokio::process::Child) {
-    tree.signal_all(libc::SIGTERM);
+    tree.terminate();
     let deadline = Instant::now() + Duration::from_millis(limits::EXEC_KILL_GRACE_MS);
     loop {
         let _ = child.try_wait();
@@ -331,7 +305,7 @@ async fn terminate(tree: &ProcessTree, child: &mut tokio::process::Child) {
 /// may be left to poll on).
 pub fn terminate_blocking(trees: &[Arc<ProcessTree>]) {
     for tree in trees {
-        tree.signal_all(libc::SIGTERM);
+        tree.terminate();
     }
     let deadline = std::time::Instant::now() + Duration::from_millis(limits::EXEC_KILL_GRACE_MS);
     while trees.iter().any(|t| t.any_alive()) {
@@ -341,19 +315,6 @@ pub fn terminate_blocking(trees: &[Arc<ProcessTree>]) {
         }
         std::thread::sleep(TREE_POLL);
     }
-}
-
-/// Sends `signal` to process group `pgid`; false when the group is gone. Never
-/// signals group 0 or 1 (that would be our own group or init's).
-pub fn signal_group(pgid: u32, signal: i32) -> bool {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return false;
-    };
-    if pgid <= 1 {
-        return false;
-    }
-    // SAFETY: killpg only sends a signal; pgid is a group this module created.
-    unsafe { libc::killpg(pgid, signal) == 0 }
 }
 
 /// Kills the whole tree if the call is abandoned midway (its future dropped), so

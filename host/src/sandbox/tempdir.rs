@@ -1,7 +1,6 @@
-//! Private directories (mode 0700): per-call work dirs under the system temp dir,
+//! Private directories (mode 0700 on Unix): per-call work dirs under the system temp dir,
 //! removed on drop.
 
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -18,7 +17,7 @@ pub fn create_private_dir(prefix: &str) -> std::io::Result<PathBuf> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let name = format!("{prefix}{}-{n}-{nanos:08x}", std::process::id());
         let path = base.join(name);
-        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+        match crate::platform::fs::create_private_dir(&path, false) {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
@@ -67,14 +66,15 @@ impl Drop for TempDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn private_and_removed_on_drop() {
         let dir = TempDir::new("cm-test-").expect("create");
         let path = dir.path().to_path_buf();
-        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
-        assert_eq!(mode & 0o777, 0o700);
+        let meta = std::fs::metadata(&path).expect("meta");
+        if let Some(mode) = crate::platform::fs::mode_bits(&meta) {
+            assert_eq!(mode & 0o777, 0o700);
+        }
         std::fs::write(path.join("f"), "x").expect("write");
         drop(dir);
         assert!(!path.exists());

@@ -3,6 +3,7 @@
 //! `.gitignore`, the include/exclude globs and extensions, depth and file-count limits,
 //! and skips binary and oversized files.
 
+use crate::platform::fs::Canonical as _;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -159,7 +160,7 @@ pub fn index_path_with(
     let confine_root = options
         .confine_to
         .as_ref()
-        .map(|dir| dir.canonicalize().unwrap_or_else(|_| dir.clone()));
+        .map(|dir| dir.canonical().unwrap_or_else(|_| dir.clone()));
     let exclude_for_filter = exclude.clone();
     let root_for_filter = root.clone();
     let mut builder = ignore::WalkBuilder::new(&root);
@@ -205,7 +206,7 @@ pub fn index_path_with(
         }
         // What a followed link stands for is its target: confinement and the caller's
         // rules judge that file, and it is the file read.
-        let Ok(target) = entry.path().canonicalize() else {
+        let Ok(target) = entry.path().canonical() else {
             report.skipped_unreadable += 1;
             continue;
         };
@@ -265,7 +266,7 @@ fn index_file(
     };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let format = detect_format(&text, name.as_deref());
-    let absolute = path.canonicalize().unwrap_or_else(|_| PathBuf::from(path));
+    let absolute = path.canonical().unwrap_or_else(|_| PathBuf::from(path));
     let absolute = absolute.to_string_lossy();
     let mut source = NewSource::new(label, SourceKind::File, session_id, text.len());
     source.url = Some(&absolute);
@@ -356,9 +357,9 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, IndexPathError> {
 
 /// `path` relative to the project when inside it, else as given.
 fn display_path(path: &Path, project_dir: &Path) -> String {
-    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let canonical = path.canonical().unwrap_or_else(|_| path.to_path_buf());
     let project = project_dir
-        .canonicalize()
+        .canonical()
         .unwrap_or_else(|_| project_dir.to_path_buf());
     canonical
         .strip_prefix(&project)
@@ -495,7 +496,7 @@ mod tests {
 omega\n",
         )
         .expect("write");
-        std::os::unix::fs::symlink(
+        crate::platform::fs::symlink(
             outside.path().join("secret.md"),
             project.path().join("docs/link.md"),
         )
@@ -540,13 +541,13 @@ omega\n",
     fn the_caller_judges_a_followed_link_by_its_target() {
         let project = project();
         std::fs::write(project.path().join(".env"), "TOKEN=zeta\n").expect("write");
-        std::os::unix::fs::symlink("../.env", project.path().join("docs/envlink"))
+        crate::platform::fs::symlink("../.env", project.path().join("docs/envlink"))
             .expect("symlink");
         let (_db, mut store) = store();
         let env = project
             .path()
             .join(".env")
-            .canonicalize()
+            .canonical()
             .expect("canonical");
         let mut asked = Vec::new();
         let mut admit = |file: &Path| {

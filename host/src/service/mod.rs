@@ -16,6 +16,7 @@ pub mod server_name;
 mod shape;
 mod upgrade;
 
+use crate::platform::fs::Canonical as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -280,7 +281,7 @@ fn canonical_in_project(project_dir: &Path, path: &str) -> Result<PathBuf, Reply
         project_dir.join(given)
     };
     joined
-        .canonicalize()
+        .canonical()
         .map_err(|e| Reply::error(format!("{path}: {}", crate::service::io_reason(&e))))
 }
 

@@ -174,14 +174,15 @@ mod tests {
 
     #[test]
     fn atomic_write_keeps_permissions_and_restore_is_byte_exact() {
-        use std::os::unix::fs::PermissionsExt;
+        use crate::platform::fs::{mode_bits, set_mode_bits};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
         std::fs::write(&path, b"{ \"a\": 1 }").unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        set_mode_bits(&path, 0o600).unwrap();
         write_atomic(&path, b"{}").unwrap();
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        if let Some(mode) = mode_bits(&std::fs::metadata(&path).unwrap()) {
+            assert_eq!(mode & 0o777, 0o600);
+        }
         let created = dir.path().join("new/deep/file.md");
         let dirs = write_atomic(&created, b"x").unwrap();
         assert_eq!(dirs.len(), 2);

@@ -55,15 +55,7 @@ pub fn probe(program: &str) -> Option<String> {
 
 /// The first executable file named `program` in the PATH's directories.
 fn on_path(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
-    std::env::split_paths(path)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::platform::fs::find_on_path(program, path)
 }
 
 #[cfg(test)]
@@ -73,11 +65,11 @@ mod tests {
     fn script(dir: &Path, name: &str, body: &str) {
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::platform::fs::set_mode_bits(&path, 0o755).unwrap();
     }
 
     #[test]
+    #[cfg(unix)] // an execute bit makes a file a program; Windows looks at PATHEXT
     fn finds_the_program_on_the_given_path_only() {
         let dir = tempfile::tempdir().unwrap();
         script(dir.path(), "agent", "echo");

@@ -18,6 +18,7 @@ pub mod text_merge;
 pub mod toml_merge;
 pub mod trust;
 
+use crate::platform::fs::Canonical as _;
 use std::path::Path;
 
 pub use agents::{Agent, Extras, load_all};
@@ -30,7 +31,7 @@ pub use inspect::{
 /// The command agents will run: the canonical absolute path of this executable.
 pub fn cm_command() -> Result<String, SetupError> {
     let exe = std::env::current_exe().map_err(SetupError::NoExecutable)?;
-    let exe = exe.canonicalize().unwrap_or(exe);
+    let exe = exe.canonical().unwrap_or(exe);
     Ok(exe.display().to_string())
 }
 

@@ -12,6 +12,7 @@
 //!   `security.folderTrust.enabled: false` trust every folder (0.61.0 bundle,
 //!   `checkPathTrust`, `isPathTrusted`, `isFolderTrustEnabled`).
 
+use crate::platform::fs::Canonical as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -262,7 +263,7 @@ pub fn gemini_trusts(home: &Path, project: &Path) -> bool {
         return false;
     };
     let project = project
-        .canonicalize()
+        .canonical()
         .unwrap_or_else(|_| project.to_path_buf());
     let decisive = rules
         .iter()
@@ -275,7 +276,7 @@ pub fn gemini_trusts(home: &Path, project: &Path) -> bool {
                 rule_path
             };
             let effective = effective
-                .canonicalize()
+                .canonical()
                 .unwrap_or_else(|_| effective.to_path_buf());
             project
                 .starts_with(&effective)

@@ -294,18 +294,10 @@ pub(super) struct FileIdentity {
     inode: u64,
 }
 
-#[cfg(unix)]
 pub(super) fn file_identity(path: &Path) -> Option<FileIdentity> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| FileIdentity {
-        device: m.dev(),
-        inode: m.ino(),
-    })
-}
-
-#[cfg(not(unix))]
-pub(super) fn file_identity(_path: &Path) -> Option<FileIdentity> {
-    None
+    let meta = std::fs::metadata(path).ok()?;
+    let (device, inode) = crate::platform::fs::file_identity(&meta)?;
+    Some(FileIdentity { device, inode })
 }
 
 #[cfg(test)]

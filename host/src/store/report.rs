@@ -2,6 +2,7 @@
 //! way to open a database for them, and the project path a database belongs to (kept in
 //! `meta`, so a report over every project can name each one).
 
+use crate::platform::fs::Canonical as _;
 use std::path::Path;
 
 use rusqlite::{OpenFlags, OptionalExtension, params};
@@ -90,7 +91,7 @@ impl Store {
     /// Records the project directory; a read first, so the usual open writes nothing.
     pub(super) fn remember_project_path(&mut self, project_dir: &Path) -> Result<()> {
         let canonical = project_dir
-            .canonicalize()
+            .canonical()
             .unwrap_or_else(|_| project_dir.to_path_buf());
         let path = canonical.to_string_lossy().into_owned();
         if self.project_path()?.as_deref() == Some(path.as_str()) {
@@ -222,7 +223,7 @@ mod tests {
         let root = tempfile::tempdir().expect("root");
         let project = tempfile::tempdir().expect("project");
         let store = Store::open(root.path(), project.path()).expect("open");
-        let canonical = project.path().canonicalize().expect("canonical");
+        let canonical = project.path().canonical().expect("canonical");
         assert_eq!(
             store.project_path().expect("read"),
             Some(canonical.to_string_lossy().into_owned())

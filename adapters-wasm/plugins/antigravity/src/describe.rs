@@ -32,6 +32,7 @@ pub fn descriptor() -> Descriptor {
         version: env!("CARGO_PKG_VERSION"),
         client_names: &["antigravity-client"],
         file_markers: &["~/.gemini/antigravity"],
+        env_vars: &[],
     })
 }
 

@@ -5,8 +5,10 @@
 //! - Client name: Zed introduces itself to an MCP server as `Zed` (**verified**:
 //!   `crates/context_server/src/client.rs`, `Implementation { name: "Zed", … }`);
 //!   `cm serve` compares names ignoring case.
-//! - Marker: `~/.config/zed/` holds Zed's settings on Linux and macOS (**reference**;
-//!   Zed's docs give the same path).
+//! - Marker: Zed's settings folder, `~/.config/zed/` on Linux and macOS and
+//!   `%APPDATA%\Zed\` on Windows (**reference**: "Windows: `%APPDATA%\Zed\settings.json`";
+//!   Zed's docs give the same paths). Written `{env:APPDATA|~/.config}/zed`: `APPDATA`
+//!   is set on Windows only (Windows paths ignore case).
 //! - Tool names: the Zed agent offers an MCP tool under its own name, `ctx_execute`
 //!   (**unverified**: Zed prefixes a tool with its server only when two servers clash).
 
@@ -26,13 +28,17 @@ pub fn ctx_tool_name(_server: &str, tool: &str) -> String {
     tool.to_owned()
 }
 
+/// Zed's settings folder on every OS (see the module doc).
+pub const SETTINGS_DIR: &str = "{env:APPDATA|~/.config}/zed";
+
 pub fn descriptor() -> Descriptor {
     mcp_only_descriptor(&McpOnlyIdentity {
         id: ADAPTER_ID,
         display_name: "Zed",
         version: env!("CARGO_PKG_VERSION"),
         client_names: &["Zed"],
-        file_markers: &["~/.config/zed"],
+        file_markers: &[SETTINGS_DIR],
+        env_vars: &["APPDATA"],
     })
 }
 
@@ -46,9 +52,9 @@ mod tests {
         assert_eq!(d.id, "zed");
         assert_eq!(d.display_name, "Zed");
         assert_eq!(d.client_names, ["Zed"]);
-        assert_eq!(d.file_markers, ["~/.config/zed"]);
+        assert_eq!(d.file_markers, ["{env:APPDATA|~/.config}/zed"]);
         assert!(d.events.is_empty());
-        assert!(d.env_vars.is_empty());
+        assert_eq!(d.env_vars, ["APPDATA"]);
         assert_eq!(ctx_tool_name("context-mode", "ctx_search"), "ctx_search");
     }
 }

@@ -1,7 +1,8 @@
 //! The config edits that register context-mode with Zed:
 //!
 //! - MCP server: `context_servers.context-mode` = `{command, args: ["serve"], env: {}}`
-//!   in `~/.config/zed/settings.json` (**verified**: Zed's docs, "As Custom Servers";
+//!   in `settings.json` of Zed's settings folder (`~/.config/zed/`, on Windows
+//!   `%APPDATA%\Zed\`; **verified**: Zed's docs, "As Custom Servers";
 //!   Zed reloads context servers when the file is saved). The file is JSONC with the
 //!   user's comments, which the merge keeps;
 //! - instructions (optional): the routing text in the project's `AGENTS.md`, one of the
@@ -14,7 +15,7 @@ use context_mode_sdk::mcp_only::{McpOnlyHost, RoutingFile, mcp_only_plan};
 
 const HOST: McpOnlyHost = McpOnlyHost {
     display_name: "Zed",
-    settings_file: "~/.config/zed/settings.json",
+    settings_file: "{env:APPDATA|~/.config}/zed/settings.json",
     servers_key: "context_servers",
     env_object: true,
     routing: RoutingFile::ProjectOnly {
@@ -48,7 +49,7 @@ mod tests {
         let server = &plan.edits[0];
         assert_eq!(
             (server.kind, server.file.as_str()),
-            (EditKind::McpServer, "~/.config/zed/settings.json")
+            (EditKind::McpServer, "{env:APPDATA|~/.config}/zed/settings.json")
         );
         let doc = parse_object(&server.content).unwrap();
         assert_eq!(doc["context_servers"]["context-mode"]["command"], "/opt/cm");

@@ -1,13 +1,14 @@
 //! Real processes: deadlines, process groups, background runs, bounded capture,
 //! the environment scrub, temp-dir cleanup, batches, and the cost of a trivial run.
 
+use crate::platform::fs::Canonical as _;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::limits;
-use crate::sandbox::tree::group_alive;
+use crate::platform::child::group_alive;
 use crate::sandbox::{
     BatchCommand, BatchOptions, CommandStatus, ExecOutcome, ExecRequest, Runtimes, Sandbox,
     render_markdown,
@@ -497,7 +498,7 @@ async fn scripts_run_in_the_project_or_a_cwd_inside_it() {
     let project = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir(project.path().join("sub")).expect("mkdir");
     let sandbox = sandbox();
-    let canonical = project.path().canonicalize().expect("canonical");
+    let canonical = project.path().canonical().expect("canonical");
     let mut request = ExecRequest {
         language: "shell",
         code: "pwd -P",

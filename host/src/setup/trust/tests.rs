@@ -1,3 +1,4 @@
+use crate::platform::fs::Canonical as _;
 use super::*;
 
 /// The key and hash Codex 0.171.0 itself reported (`codex app-server`, `hooks/list`)
@@ -33,7 +34,7 @@ fn gemini_trust_follows_the_longest_rule() {
     std::fs::create_dir_all(&project).expect("mkdir");
     std::fs::create_dir_all(home.path().join(".gemini")).expect("mkdir");
     assert!(!gemini_trusts(home.path(), &project));
-    let work = home.path().join("work").canonicalize().expect("canon");
+    let work = home.path().join("work").canonical().expect("canon");
     let rules = json!({ work.display().to_string(): "TRUST_FOLDER" });
     std::fs::write(
         home.path().join(".gemini/trustedFolders.json"),
@@ -41,7 +42,7 @@ fn gemini_trust_follows_the_longest_rule() {
     )
     .expect("write");
     assert!(gemini_trusts(home.path(), &project));
-    let app = project.canonicalize().expect("canon");
+    let app = project.canonical().expect("canon");
     let rules = json!({ work.display().to_string(): "TRUST_FOLDER", app.display().to_string(): "DO_NOT_TRUST" });
     std::fs::write(
         home.path().join(".gemini/trustedFolders.json"),

@@ -1,0 +1,114 @@
+//! Everything that differs per operating system, behind one interface (issue 28,
+//! ADR 0032). The rest of the host calls only this module: no other file tests the OS
+//! with `#[cfg]` or reaches for `libc`, `/proc` or `std::os::*`.
+//!
+//! | facility | Linux | macOS | Windows |
+//! |---|---|---|---|
+//! | process table (agent ancestor, start identity) | `/proc/<pid>/stat` | `libproc` (`proc_pidinfo`) | Toolhelp snapshot, `GetProcessTimes` |
+//! | every process a call started | subreaper + group + pipe holders, frozen then killed | group + descendants walked in the table (no subreaper: a `setsid` child re-parented to launchd escapes) | a Job Object, killed on close |
+//! | confinement | Landlock | Seatbelt profile via `sandbox-exec` | refused with one line |
+//! | termination signals | SIGTERM, SIGINT, SIGHUP | the same | Ctrl-C, Ctrl-Break, console close |
+//! | private dirs, executables | mode bits | mode bits | ACL default, `PATHEXT` |
+//!
+//! File locks need nothing here: `std::fs::File::lock` is portable.
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "macos"))))]
+mod other_unix;
+#[cfg(unix)]
+mod unix;
+#[cfg(windows)]
+mod windows;
+
+#[cfg(target_os = "linux")]
+use linux as os;
+#[cfg(target_os = "macos")]
+use macos as os;
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "macos"))))]
+use other_unix as os;
+#[cfg(windows)]
+use windows as os;
+
+pub mod child;
+pub mod fs;
+pub mod process;
+
+/// The operating system whose rules a run-time choice follows (runtime detection,
+/// config paths), passed around as data so the other systems' rules stay testable
+/// here. Any Unix other than macOS follows Linux's rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    Linux,
+    Macos,
+    Windows,
+}
+
+impl Os {
+    /// The system this binary was built for.
+    pub const fn current() -> Os {
+        if cfg!(windows) {
+            Os::Windows
+        } else if cfg!(target_os = "macos") {
+            Os::Macos
+        } else {
+            Os::Linux
+        }
+    }
+
+    /// The file name of a program built as `stem` (`{bin}` of the runtime catalog):
+    /// Windows starts only files with an executable extension.
+    pub fn executable_name(self, stem: &str) -> String {
+        match self {
+            Os::Windows => format!("{stem}.exe"),
+            _ => stem.to_string(),
+        }
+    }
+
+    /// Its name in `runtimes/*.toml` (`os = [...]`) and in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Os::Linux => "linux",
+            Os::Macos => "macos",
+            Os::Windows => "windows",
+        }
+    }
+}
+
+/// Resolves at the first request to end the process: SIGTERM, SIGINT or SIGHUP on
+/// Unix; Ctrl-C, Ctrl-Break or the console closing on Windows. Create it before the
+/// handshake, so a signal that arrives early is caught rather than killing the
+/// process with a signal status. Must be created inside the tokio runtime.
+pub struct Termination(os::Termination);
+
+impl Termination {
+    pub fn install() -> Termination {
+        Termination(os::Termination::install())
+    }
+
+    pub async fn received(&mut self) {
+        self.0.received().await
+    }
+}
+
+/// The user's home directory: the first of the OS's variables for it that is set and
+/// not empty (`HOME`; on Windows, where Git Bash sets `HOME` and everything else
+/// sets `USERPROFILE`, then `USERPROFILE`).
+pub fn home_dir() -> Option<std::path::PathBuf> {
+    os::HOME_VARIABLES
+        .iter()
+        .filter_map(std::env::var_os)
+        .find(|value| !value.is_empty())
+        .map(std::path::PathBuf::from)
+}
+
+/// The program that opens a file with the desktop's default application.
+pub const FILE_OPENER: &str = os::FILE_OPENER;
+
+/// Hands freed heap back to the system where the allocator keeps it (glibc keeps
+/// freed memory in its arenas); nothing elsewhere.
+pub fn release_freed_heap() {
+    os::release_freed_heap();
+}
