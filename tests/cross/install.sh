@@ -87,3 +87,12 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
     quiet "$CM_WINE" wineboot -i
     quiet "$CM_WINESERVER" -w
 fi
+
+# 7. Wine 8's powershell.exe is a stub that runs nothing and exits 0. `cm` picks the
+#    Windows `shell` as Git Bash, else PowerShell, else cmd: without this stub it finds
+#    cmd, which Wine implements, instead of silently running nothing (ADR 34).
+stub="$WINEPREFIX/drive_c/windows/system32/WindowsPowerShell/v1.0/powershell.exe"
+if [ -e "$stub" ]; then
+    say "wine prefix: removing the powershell.exe stub"
+    rm -f "$stub"
+fi
