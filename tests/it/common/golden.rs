@@ -29,13 +29,9 @@ impl Golden {
     /// A sandbox with the files the payloads refer to and the user's deny rule.
     pub fn project(&self) -> Sandbox {
         let sandbox = Sandbox::new();
-        let line = "2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200\n";
-        sandbox.write(
-            "big.txt",
-            line.repeat(50 * 1024 / line.len() + 1).as_bytes(),
-        );
-        sandbox.write("small.txt", b"just a few bytes\n");
-        sandbox.project_permissions(serde_json::json!({ "deny": ["Bash(sudo *)"] }));
+        for (path, contents) in project_files() {
+            sandbox.write(path, &contents);
+        }
         sandbox
     }
 
@@ -112,7 +108,7 @@ impl Golden {
             .to_ascii_lowercase()
     }
 
-    fn sidecar(&self, case: &str, extension: &str) -> Option<String> {
+    pub fn sidecar(&self, case: &str, extension: &str) -> Option<String> {
         std::fs::read_to_string(self.dir().join(format!("{case}.{extension}"))).ok()
     }
 
@@ -152,7 +148,7 @@ impl Golden {
     }
 
     /// The stderr and exit code a case expects: its files, else empty and 0.
-    fn expected_channels(&self, case: &str) -> (String, i32) {
+    pub fn expected_channels(&self, case: &str) -> (String, i32) {
         let stderr = self.sidecar(case, "stderr").unwrap_or_default();
         let exit = self
             .sidecar(case, "exit")
@@ -189,6 +185,21 @@ impl Golden {
             path.display()
         );
     }
+}
+
+/// The files every case's project holds (relative path, contents): those the payloads
+/// refer to and the user's deny rule. Also used by the Wine harness (`tests/wine/`).
+pub fn project_files() -> Vec<(&'static str, Vec<u8>)> {
+    let line = "2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200\n";
+    let settings = serde_json::json!({ "permissions": { "deny": ["Bash(sudo *)"] } });
+    vec![
+        (
+            "big.txt",
+            line.repeat(50 * 1024 / line.len() + 1).into_bytes(),
+        ),
+        ("small.txt", b"just a few bytes\n".to_vec()),
+        (".claude/settings.json", settings.to_string().into_bytes()),
+    ]
 }
 
 /// One hook run's channels, the project path put back as `__PROJECT__`.

@@ -1,0 +1,500 @@
+//! The Windows build of `cm` under Wine, driven like an agent drives it (issue 28, ADR 34):
+//! every `cm hook` golden of Claude Code, Gemini CLI, Cursor and Codex; `cm serve`
+//! initialize + tools/list; `ctx_index` of a real file then `ctx_search`; `ctx_execute`
+//! through the shell the Windows build picks; a timed-out call whose child must be gone;
+//! `cm setup --dry-run` with Windows paths. This binary runs on Linux and starts
+//! `target/x86_64-pc-windows-gnu/debug/cm.exe` through `tests/cross/wine-run.sh`;
+//! `tests/run-all.sh` builds it and installs Wine first (`cargo test -p cm --test wine`
+//! alone needs both). What Wine cannot prove is in [`NOT_UNDER_WINE`], printed on every run.
+
+#[allow(dead_code, unused_imports)]
+#[path = "../it/common/mod.rs"]
+mod common;
+#[path = "../support/cache_dir.rs"]
+mod support_cache_dir;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::golden::Golden;
+use common::{McpClient, repo_root};
+use serde_json::json;
+
+/// What this harness does not check under Wine, and why; printed by every test run.
+const NOT_UNDER_WINE: &[(&str, &str)] = &[
+    (
+        "goldens of hosts other than the four oldest",
+        "the Linux `it` suite checks every host; these four prove the Windows build end to end",
+    ),
+    (
+        "Git Bash as the `shell` runtime",
+        "Git for Windows cannot be installed here (no registry ships it); Wine's own cmd runs `shell`",
+    ),
+    (
+        "PowerShell",
+        "Wine 8's powershell.exe is a stub that runs nothing and exits 0: tests/cross/install.sh removes it from the prefix, so `shell` takes the cmd fallback",
+    ),
+    (
+        "the user profile of each test",
+        "Wine sets USERPROFILE/APPDATA from its prefix (C:\\users\\<user>), not from the environment: every test shares the cached prefix's profile; data goes to CONTEXT_MODE_DIR",
+    ),
+    (
+        "Job Object semantics against real Windows",
+        "Wine implements Job Objects (kill-on-close included) but is not Windows; the marker-file check proves the child is stopped under Wine only",
+    ),
+    (
+        "real agents (the e2e suite)",
+        "Claude Code & co. are Node programs; running Windows Node under Wine is out of scope",
+    ),
+];
+
+/// Printed straight to fd 2 so it shows on a passing run too (libtest captures eprintln!).
+fn print_not_under_wine() {
+    let mut text = format!("not checked under Wine ({}):\n", NOT_UNDER_WINE.len());
+    for (what, why) in NOT_UNDER_WINE {
+        text.push_str(&format!("  - {what}: {why}\n"));
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// The Windows `cm.exe`; without it the whole test binary stops with one line saying how
+/// to build it (not six panics with backtraces).
+fn cm_exe() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"));
+    let exe = target.join("x86_64-pc-windows-gnu/debug/cm.exe");
+    if !exe.is_file() {
+        // Straight to fd 2: libtest captures eprintln!, and exit() would drop it.
+        let _ = writeln!(
+            std::io::stderr(),
+            "{} is missing: run tests/run-all.sh (it builds cm for x86_64-pc-windows-gnu and installs Wine)",
+            exe.display()
+        );
+        std::process::exit(1);
+    }
+    exe
+}
+
+/// A Unix path as the Windows program sees it (Wine maps `/` to drive Z:).
+fn win(path: &Path) -> String {
+    format!("Z:{}", path.display()).replace('/', "\\")
+}
+
+/// A temporary data root, project and home; `cm.exe` runs in the project.
+struct WineSandbox {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    root: PathBuf,
+    project: PathBuf,
+}
+
+/// The `.cwasm` cache of the built-in plugins, compiled once by `cm.exe doctor` for this
+/// test process and copied into each data root, so no hook compiles them inside its
+/// time budget (the Linux `it` suite does the same for its own binary).
+fn warm_cwasm() -> &'static Option<PathBuf> {
+    static WARM: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    WARM.get_or_init(|| {
+        let scratch = WineSandbox::bare();
+        let out = scratch
+            .cm()
+            .arg("doctor")
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
+        let dir = scratch.root.join("cache/cwasm");
+        if !dir.is_dir() {
+            eprintln!(
+                "cm.exe doctor left no .cwasm cache (exit {:?}): {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return None;
+        }
+        let keep = tempfile::Builder::new()
+            .prefix("wine-warm-cwasm")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .ok()?
+            .keep();
+        std::fs::rename(&dir, keep.join("cwasm")).ok()?;
+        Some(keep.join("cwasm"))
+    })
+}
+
+impl WineSandbox {
+    fn bare() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().canonicalize().expect("canonicalize");
+        let (home, root, project) = (base.join("home"), base.join("data"), base.join("project"));
+        for d in [&home, &root, &project] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        Self {
+            _dir: dir,
+            home,
+            root,
+            project,
+        }
+    }
+
+    fn new() -> Self {
+        let sandbox = Self::bare();
+        if let Some(warm) = warm_cwasm() {
+            let cache = sandbox.root.join("cache/cwasm");
+            std::fs::create_dir_all(&cache).expect("mkdir cwasm");
+            for entry in std::fs::read_dir(warm).expect("warm cwasm").flatten() {
+                std::fs::copy(entry.path(), cache.join(entry.file_name())).expect("copy cwasm");
+            }
+        }
+        sandbox
+    }
+
+    /// `cm.exe` under Wine with this sandbox's environment and nothing else inherited.
+    fn cm(&self) -> Command {
+        let mut command = Command::new(repo_root().join("tests/cross/wine-run.sh"));
+        command
+            .arg(cm_exe())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            // wine-run.sh finds the prefix and shim here (HOME below is the sandbox's).
+            .env(
+                "CONTEXT_MODE_CI_CACHE",
+                support_cache_dir::cache_dir("CONTEXT_MODE_CI_CACHE", "context-mode-ci"),
+            )
+            .env("HOME", &self.home)
+            // Wine replaces these two with its prefix's profile; set anyway, as an agent would.
+            .env("USERPROFILE", win(&self.home))
+            .env("APPDATA", win(&self.home.join("AppData/Roaming")))
+            .env("CONTEXT_MODE_DIR", win(&self.root))
+            .env("RUST_BACKTRACE", "1")
+            .current_dir(&self.project);
+        command
+    }
+
+    fn write(&self, relative: &str, contents: &[u8]) -> PathBuf {
+        let path = self.project.join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, contents).expect("write");
+        path
+    }
+
+    /// A real `cm serve`, handshake done.
+    fn serve(&self) -> McpClient {
+        McpClient::spawn_as(self.cm().arg("serve"), "claude-code")
+    }
+
+    /// A real `cm serve` that has written its readiness marker (hooks find it there).
+    fn live_server(&self) -> McpClient {
+        let client = self.serve();
+        let servers = self.root.join("servers");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !std::fs::read_dir(&servers).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        }) {
+            assert!(
+                Instant::now() < deadline,
+                "cm.exe serve wrote no readiness marker"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        client
+    }
+
+    fn hook(&self, platform: &str, event: &str, stdin: &[u8]) -> Output {
+        let mut child = self
+            .cm()
+            .args(["hook", platform, event])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn cm.exe hook");
+        let mut pipe = child.stdin.take().expect("stdin");
+        let data = stdin.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = pipe.write_all(&data);
+        });
+        let output = child.wait_with_output().expect("wait cm.exe hook");
+        let _ = writer.join();
+        output
+    }
+
+    fn hook_errors(&self) -> String {
+        std::fs::read_to_string(self.root.join("hook-errors.log")).unwrap_or_default()
+    }
+}
+
+/// The project path in the three spellings a reply may use: JSON-escaped Windows, plain
+/// Windows, Unix.
+fn project_spellings(sandbox: &WineSandbox) -> [String; 3] {
+    let windows = win(&sandbox.project);
+    [
+        windows.replace('\\', "\\\\"),
+        windows,
+        sandbox.project.display().to_string(),
+    ]
+}
+
+/// One golden case under Wine: the payload with `__PROJECT__` as the Windows path, the
+/// reply's stdout, stderr and exit code as the case's files say (the `it` suite's
+/// format, `tests/it/common/golden.rs`).
+fn run_golden(golden: &Golden, sandbox: &WineSandbox, case: &str) -> Result<(), String> {
+    let spellings = project_spellings(sandbox);
+    let (stdin, event) = if golden.has_json_payload(case) {
+        let path = golden.dir().join(format!("{case}.stdin.json"));
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{e}"))?;
+        let text = text.replace("__PROJECT__", &spellings[0]);
+        let payload: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        (payload.to_string(), golden.event_of(case, &payload))
+    } else {
+        let text = golden.sidecar(case, "stdin.txt").unwrap_or_default();
+        let event = golden.sidecar(case, "event").ok_or("no .event")?;
+        (text, event.trim().to_owned())
+    };
+    let output = sandbox.hook(golden.platform, &event, stdin.as_bytes());
+    let unproject = |text: String| {
+        spellings.iter().fold(text, |t, spelling| {
+            t.replace(spelling.as_str(), "__PROJECT__")
+        })
+    };
+    let stdout = unproject(String::from_utf8_lossy(&output.stdout).into_owned());
+    let stderr = unproject(String::from_utf8_lossy(&output.stderr).into_owned());
+    let (want_stderr, want_exit) = golden.expected_channels(case);
+    let want_stdout = golden.sidecar(case, "stdout").unwrap_or_default();
+    let mut problems = Vec::new();
+    if output.status.code() != Some(want_exit) {
+        problems.push(format!(
+            "exit {:?}, expected {want_exit}",
+            output.status.code()
+        ));
+    }
+    if stdout != want_stdout {
+        problems.push(format!(
+            "stdout differs:\n    got:  {stdout}\n    want: {want_stdout}"
+        ));
+    }
+    if stderr != want_stderr {
+        problems.push(format!("stderr {stderr:?}, expected {want_stderr:?}"));
+    }
+    let errors = sandbox.hook_errors();
+    if !errors.is_empty() {
+        problems.push(format!("hook-errors.log: {errors}"));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n  "))
+    }
+}
+
+/// (i) Every golden of the four oldest hosts, each case in a fresh project with a live
+/// `cm serve` as in the `it` suite, `<base>-after` right after `<base>` (whose reply is
+/// checked too: it is a case of its own). Two cases at a time.
+#[test]
+fn hook_goldens_of_the_four_oldest_hosts() {
+    print_not_under_wine();
+    cm_exe();
+    let cases: Vec<(Golden, String)> = ["claude-code", "gemini-cli", "cursor", "codex"]
+        .into_iter()
+        .flat_map(|platform| {
+            let golden = Golden { platform };
+            let names = golden.cases();
+            assert!(!names.is_empty(), "{}: no cases", golden.dir().display());
+            names.into_iter().map(move |case| (golden, case))
+        })
+        .collect();
+    assert!(cases.len() > 40, "only {} golden cases found", cases.len());
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while let Some((golden, case)) = cases.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let sandbox = WineSandbox::new();
+                    for (path, contents) in common::golden::project_files() {
+                        sandbox.write(path, &contents);
+                    }
+                    let _server = sandbox.live_server();
+                    let mut outcome = Ok(());
+                    if let Some(base) = golden.runs_after(case) {
+                        outcome = run_golden(golden, &sandbox, &base)
+                            .map_err(|e| format!("(its predecessor {base}) {e}"));
+                    }
+                    if let Err(why) = outcome.and_then(|()| run_golden(golden, &sandbox, case)) {
+                        let line = format!("{}/{case}: {why}", golden.platform);
+                        failures.lock().expect("failures").push(line);
+                    }
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().expect("failures");
+    failures.sort();
+    assert!(
+        failures.is_empty(),
+        "{} of {} golden cases failed under Wine:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "{} golden cases passed under Wine",
+        cases.len()
+    );
+}
+
+/// (ii) `cm serve`: the MCP handshake and the tool list, the same as on Linux.
+#[test]
+fn serve_answers_initialize_and_lists_the_tools() {
+    let sandbox = WineSandbox::new();
+    let mut client = sandbox.serve();
+    assert_eq!(
+        client.initialize_reply["serverInfo"]["name"], "context-mode",
+        "{}",
+        client.initialize_reply
+    );
+    let listed = client.request("tools/list", json!({}));
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tools/list: {listed}"))
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    let golden: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("tests/golden/tools-list.json"))
+            .expect("tools-list.json"),
+    )
+    .expect("tools-list.json is JSON");
+    let expected: Vec<&str> = golden["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, expected);
+    assert!(client.close().success());
+}
+
+/// (iii) A real file indexed by path, then found by a query for a word only it holds.
+#[test]
+fn a_file_indexed_by_path_is_found_by_search() {
+    let sandbox = WineSandbox::new();
+    sandbox.write(
+        "docs/deploy.md",
+        b"# Deploying\n\nThe quarantine-flux capacitor must be drained before every rollout.\n",
+    );
+    let mut client = sandbox.serve();
+    let (reply, is_error) = client.call_tool("ctx_index", json!({"path": "docs\\deploy.md"}));
+    assert!(!is_error, "ctx_index: {reply}");
+    let (reply, is_error) =
+        client.call_tool("ctx_search", json!({"queries": ["capacitor drained"]}));
+    assert!(!is_error, "ctx_search: {reply}");
+    assert!(reply.contains("quarantine-flux"), "{reply}");
+    let (reply, _) = client.call_tool("ctx_search", json!({"queries": ["zeppelin"]}));
+    assert!(!reply.contains("quarantine-flux"), "{reply}");
+}
+
+/// `cmd /c` works both when `shell` is cmd and when it is PowerShell; the arithmetic is
+/// done by cmd, so the value cannot come from anywhere but a shell that ran.
+fn in_cmd(command: &str) -> String {
+    format!("cmd /c \"{command}\"")
+}
+
+/// (iv) `ctx_execute` with `language: "shell"` prints a value the shell computed.
+#[test]
+fn execute_shell_prints_what_the_shell_computed() {
+    let sandbox = WineSandbox::new();
+    let mut client = sandbox.serve();
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": in_cmd("set /a 6*7+1000"), "timeout": 30000}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("1042"), "{text}");
+}
+
+/// (v) A call that started a child is stopped at its timeout, and the child with it:
+/// the child would write a marker file ~5 s later. A control run first shows the same
+/// child does write it when left alone, so the marker's absence means something.
+#[test]
+fn a_timed_out_call_stops_its_child_too() {
+    let sandbox = WineSandbox::new();
+    let mut client = sandbox.serve();
+    // ping -n 6 waits about 5 s (Wine has no timeout.exe).
+    let child = |marker: &str| format!("ping -n 6 127.0.0.1 >nul & echo alive> {marker}");
+    let control = sandbox.project.join("control.txt");
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": in_cmd(&child("control.txt")), "timeout": 60000}),
+    );
+    assert!(!is_error, "control run: {text}");
+    assert!(
+        control.is_file(),
+        "the control child wrote no marker: {text}"
+    );
+
+    let marker = sandbox.project.join("orphan.txt");
+    let started = Instant::now();
+    let code = in_cmd(&format!(
+        "start \"\" /b cmd /c \"{}\" & echo parent-started & ping -n 30 127.0.0.1 >nul",
+        child("orphan.txt")
+    ));
+    let (text, is_error) = client.call_tool(
+        "ctx_execute",
+        json!({"language": "shell", "code": code, "timeout": 2000}),
+    );
+    assert!(is_error, "{text}");
+    assert!(text.contains("timed out"), "{text}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the timed-out call took {:?}",
+        started.elapsed()
+    );
+    std::thread::sleep(Duration::from_secs(9));
+    assert!(
+        !marker.exists(),
+        "the child of the timed-out call survived it and wrote {}",
+        marker.display()
+    );
+}
+
+/// (vi) `cm setup --dry-run` plans Windows paths (backslashes, the profile's drive) and
+/// writes nothing.
+#[test]
+fn setup_dry_run_plans_windows_paths() {
+    let sandbox = WineSandbox::new();
+    let out = sandbox
+        .cm()
+        .args([
+            "setup",
+            "--agents",
+            "claude-code,gemini-cli,cursor,codex",
+            "--dry-run",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cm.exe setup");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{err}");
+    assert!(text.contains("dry run: nothing was changed"), "{text}");
+    for file in [
+        ".claude\\settings.json",
+        ".gemini\\settings.json",
+        ".codex\\",
+    ] {
+        assert!(text.contains(file), "no {file} in:\n{text}");
+    }
+    assert!(
+        !text.contains(".claude/settings.json"),
+        "a Unix path in:\n{text}"
+    );
+    assert!(!sandbox.root.join("backups").exists());
+}
