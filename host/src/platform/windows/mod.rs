@@ -10,7 +10,7 @@ mod job;
 mod table;
 
 pub use job::ProcessTree;
-pub use table::{parent_pid, process_info, process_table};
+pub use table::{parent_pid, process_info};
 
 use crate::platform::child::{Net, Plan};
 

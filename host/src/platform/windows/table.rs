@@ -104,13 +104,6 @@ pub fn process_info(pid: u32) -> Option<ProcessInfo> {
     info_of(pid, parent, &exe)
 }
 
-pub fn process_table() -> Vec<ProcessInfo> {
-    snapshot()
-        .into_iter()
-        .filter_map(|(pid, parent, exe)| info_of(pid, parent, &exe))
-        .collect()
-}
-
 pub fn parent_pid() -> u32 {
     let me = std::process::id();
     snapshot()
