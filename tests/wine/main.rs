@@ -93,25 +93,35 @@ struct WineSandbox {
     project: PathBuf,
 }
 
-/// The `.cwasm` cache of the built-in plugins, compiled once by `cm.exe doctor` for this
-/// test process and copied into each data root, so no hook compiles them inside its
-/// time budget (the Linux `it` suite does the same for its own binary).
+/// The `.cwasm` cache of the built-in plugins, compiled once for this test process and
+/// copied into each data root, so no hook compiles them inside its time budget (the
+/// Linux `it` suite does the same with `cm doctor`; on Windows doctor compiles none, so
+/// here a live server answers hooks until the cache stops growing).
 fn warm_cwasm() -> &'static Option<PathBuf> {
     static WARM: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     WARM.get_or_init(|| {
         let scratch = WineSandbox::bare();
-        let out = scratch
-            .cm()
-            .arg("doctor")
-            .stdin(Stdio::null())
-            .output()
-            .ok()?;
         let dir = scratch.root.join("cache/cwasm");
-        if !dir.is_dir() {
-            eprintln!(
-                "cm.exe doctor left no .cwasm cache (exit {:?}): {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
+        let count = || std::fs::read_dir(&dir).map_or(0, |d| d.count());
+        {
+            let _server = scratch.live_server();
+            let deadline = Instant::now() + Duration::from_secs(120);
+            let mut last = usize::MAX;
+            for platform in ["claude-code", "gemini-cli", "cursor", "codex"] {
+                let golden = Golden { platform };
+                if let Some(case) = golden.cases().into_iter().next() {
+                    let _ = run_golden(&golden, &scratch, &case);
+                }
+            }
+            while Instant::now() < deadline && count() != last {
+                last = count();
+                std::thread::sleep(Duration::from_secs(3));
+            }
+        }
+        if count() == 0 {
+            let _ = writeln!(
+                std::io::stderr(),
+                "no .cwasm cache after warming: hooks compile cold"
             );
             return None;
         }
