@@ -239,13 +239,14 @@ impl WineSandbox {
     }
 }
 
-/// The project path in the three spellings a reply may use: JSON-escaped Windows, plain
-/// Windows, Unix.
-fn project_spellings(sandbox: &WineSandbox) -> [String; 3] {
+/// The project path in the spellings a reply may use: JSON-escaped Windows, plain
+/// Windows, Windows with forward slashes, Unix (longest first, so `Z:` goes too).
+fn project_spellings(sandbox: &WineSandbox) -> [String; 4] {
     let windows = win(&sandbox.project);
     [
         windows.replace('\\', "\\\\"),
-        windows,
+        windows.clone(),
+        windows.replace('\\', "/"),
         sandbox.project.display().to_string(),
     ]
 }
@@ -452,10 +453,11 @@ fn a_timed_out_call_stops_its_child_too() {
 
     let marker = sandbox.project.join("orphan.txt");
     let started = Instant::now();
-    let code = in_cmd(&format!(
-        "start \"\" /b cmd /c \"{}\" & echo parent-started & ping -n 30 127.0.0.1 >nul",
+    // Plain cmd lines: `shell` is cmd under Wine (PowerShell is removed from the prefix).
+    let code = format!(
+        "start \"\" /b cmd /c \"{}\"\r\necho parent-started\r\nping -n 30 127.0.0.1 >nul\r\n",
         child("orphan.txt")
-    ));
+    );
     let (text, is_error) = client.call_tool(
         "ctx_execute",
         json!({"language": "shell", "code": code, "timeout": 2000}),
