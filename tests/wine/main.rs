@@ -93,25 +93,35 @@ struct WineSandbox {
     project: PathBuf,
 }
 
-/// The `.cwasm` cache of the built-in plugins, compiled once by `cm.exe doctor` for this
-/// test process and copied into each data root, so no hook compiles them inside its
-/// time budget (the Linux `it` suite does the same for its own binary).
+/// The `.cwasm` cache of the built-in plugins, compiled once for this test process and
+/// copied into each data root, so no hook compiles them inside its time budget (the
+/// Linux `it` suite does the same with `cm doctor`; on Windows doctor compiles none, so
+/// here a live server answers hooks until the cache stops growing).
 fn warm_cwasm() -> &'static Option<PathBuf> {
     static WARM: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     WARM.get_or_init(|| {
         let scratch = WineSandbox::bare();
-        let out = scratch
-            .cm()
-            .arg("doctor")
-            .stdin(Stdio::null())
-            .output()
-            .ok()?;
         let dir = scratch.root.join("cache/cwasm");
-        if !dir.is_dir() {
-            eprintln!(
-                "cm.exe doctor left no .cwasm cache (exit {:?}): {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
+        let count = || std::fs::read_dir(&dir).map_or(0, |d| d.count());
+        {
+            let _server = scratch.live_server();
+            let deadline = Instant::now() + Duration::from_secs(120);
+            let mut last = usize::MAX;
+            for platform in ["claude-code", "gemini-cli", "cursor", "codex"] {
+                let golden = Golden { platform };
+                if let Some(case) = golden.cases().into_iter().next() {
+                    let _ = run_golden(&golden, &scratch, &case);
+                }
+            }
+            while Instant::now() < deadline && count() != last {
+                last = count();
+                std::thread::sleep(Duration::from_secs(3));
+            }
+        }
+        if count() == 0 {
+            let _ = writeln!(
+                std::io::stderr(),
+                "no .cwasm cache after warming: hooks compile cold"
             );
             return None;
         }
@@ -229,13 +239,14 @@ impl WineSandbox {
     }
 }
 
-/// The project path in the three spellings a reply may use: JSON-escaped Windows, plain
-/// Windows, Unix.
-fn project_spellings(sandbox: &WineSandbox) -> [String; 3] {
+/// The project path in the spellings a reply may use: JSON-escaped Windows, plain
+/// Windows, Windows with forward slashes, Unix (longest first, so `Z:` goes too).
+fn project_spellings(sandbox: &WineSandbox) -> [String; 4] {
     let windows = win(&sandbox.project);
     [
         windows.replace('\\', "\\\\"),
-        windows,
+        windows.clone(),
+        windows.replace('\\', "/"),
         sandbox.project.display().to_string(),
     ]
 }
@@ -442,10 +453,11 @@ fn a_timed_out_call_stops_its_child_too() {
 
     let marker = sandbox.project.join("orphan.txt");
     let started = Instant::now();
-    let code = in_cmd(&format!(
-        "start \"\" /b cmd /c \"{}\" & echo parent-started & ping -n 30 127.0.0.1 >nul",
+    // Plain cmd lines: `shell` is cmd under Wine (PowerShell is removed from the prefix).
+    let code = format!(
+        "start \"\" /b cmd /c \"{}\"\r\necho parent-started\r\nping -n 30 127.0.0.1 >nul\r\n",
         child("orphan.txt")
-    ));
+    );
     let (text, is_error) = client.call_tool(
         "ctx_execute",
         json!({"language": "shell", "code": code, "timeout": 2000}),
