@@ -97,7 +97,8 @@ pub struct Service {
     platform: OnceLock<Platform>,
     /// Detection ran (the client's name does not change): an unknown client must not
     /// load every adapter again on each call.
-    platform_detected: std::sync::atomic::AtomicBool,
+    /// Calls that come while it runs (the warm-up's and a first tool call) wait for it.
+    platform_detected: OnceLock<()>,
     /// Numbers the sources this process indexes, so every label is unique.
     source_counter: std::sync::atomic::AtomicU64,
 }
@@ -146,7 +147,7 @@ impl Service {
             store,
             engine,
             platform: OnceLock::new(),
-            platform_detected: std::sync::atomic::AtomicBool::new(false),
+            platform_detected: OnceLock::new(),
             source_counter: std::sync::atomic::AtomicU64::new(0),
         }
     }

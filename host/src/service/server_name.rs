@@ -349,7 +349,7 @@ fn write_cache(path: &Path, key: &CacheKey, name: &str, plan: &str) {
     let (Some(dir), Ok(text)) = (path.parent(), serde_json::to_string(&cached)) else {
         return;
     };
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let tmp = crate::paths::temp_name(dir, "server-name");
     let _ = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&tmp, text))
         .and_then(|()| std::fs::rename(&tmp, path));
