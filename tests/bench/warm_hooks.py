@@ -104,6 +104,8 @@ class Config:
         line = "2026-11-30T04:00:00Z INFO request served in 12 ms path=/api/items status=200\n"
         with open(os.path.join(project, "big.txt"), "w") as f:
             f.write(line * (50 * 1024 // len(line) + 1))
+        with open(os.path.join(project, "small.txt"), "w") as f:
+            f.write("just a few bytes\n")
 
     def case(self, case, project=None, session=None):
         """(event, stdin bytes, ctx_hook arguments) of a golden case in `project`."""
