@@ -120,7 +120,7 @@ pub fn announce(
         return Ok(());
     }
     std::fs::create_dir_all(agents_dir(root))?;
-    let tmp = agents_dir(root).join(format!(".{}.tmp", std::process::id()));
+    let tmp = crate::paths::temp_name(&agents_dir(root), "agent");
     std::fs::write(
         &tmp,
         serde_json::to_vec(&announcement).map_err(std::io::Error::other)?,

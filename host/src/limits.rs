@@ -44,6 +44,11 @@ pub const HOOK_TIMEOUT_MS: u64 = 5_000;
 pub const HOST_VERSION_PROBE_TIMEOUT_MS: u64 = 3_000;
 /// The most stdin a hook reads; more is treated as bad input (fail open).
 pub const HOOK_STDIN_MAX_BYTES: usize = 32 * 1024 * 1024;
+
+/// Loaded adapter instances (per platform) and policy chains `cm serve` keeps idle for
+/// the next served hook (ADR 35): a burst of parallel hooks loads more, and the extra
+/// ones beyond this are dropped when their call ends. Instances, not time.
+pub const SERVED_HOOK_IDLE_INSTANCES_MAX: usize = 8;
 /// The longest MCP message (one JSON-RPC line) `cm serve` reads; longer ones are
 /// answered with an error. Room for an `INDEX_FILE_MAX_BYTES` document with JSON escapes.
 pub const MCP_MESSAGE_MAX_BYTES: usize = 32 * 1024 * 1024;

@@ -117,6 +117,15 @@ pub fn project_dir_of(named: Option<&Path>) -> Result<PathBuf, ProjectDirError> 
 }
 
 /// The user's home directory (`HOME`), when set and non-empty.
+/// A temp file name for writing `dir/<name>` by rename, unique in this process as well
+/// as between processes: the hooks `cm serve` answers run side by side (ADR 35), and two
+/// writers of one temp file lose one rename.
+pub fn temp_name(dir: &Path, name: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()))
+}
+
 pub fn home_dir() -> Option<PathBuf> {
     crate::platform::home_dir()
 }

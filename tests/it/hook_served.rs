@@ -245,3 +245,134 @@ fn a_call_that_cannot_be_answered_gets_the_allow_reply_and_one_log_line() {
     let (text, _) = server.call_tool("ctx_stats", json!({}));
     assert!(!text.is_empty());
 }
+
+/// Golden cases a burst mixes: redirects, the user's deny rule, allows, a Read, a
+/// PostToolUse; none needs another case run before it.
+const BURST_CASES: [&str; 8] = [
+    "curl",
+    "sudo-chain",
+    "git-status",
+    "read-large",
+    "webfetch",
+    "grep",
+    "read-small",
+    "posttooluse-bash",
+];
+
+/// Sends `calls` served hooks at once (each in a session of its own, named after `tag`,
+/// as the goldens were made) and returns each reply with the golden it must equal.
+fn burst(
+    server: &mut McpClient,
+    sandbox: &Sandbox,
+    templates: &BTreeMap<&'static str, Value>,
+    calls: usize,
+    tag: &str,
+) -> Vec<(String, String, String)> {
+    let mut sent = Vec::new();
+    for i in 0..calls {
+        let case = BURST_CASES[i % BURST_CASES.len()];
+        let mut payload = CLAUDE.payload_value(sandbox, case);
+        // The session is the transcript's (Claude Code keeps it across a resume).
+        payload["session_id"] = json!(format!("{tag}-{i}"));
+        payload["transcript_path"] = json!(format!("/tmp/{tag}-{i}.jsonl"));
+        let template = &templates[CLAUDE.event_of(case, &payload).as_str()];
+        let id = server.start_tool_call("ctx_hook", interpolate(template, &payload));
+        sent.push((id, case));
+    }
+    let ids: Vec<u64> = sent.iter().map(|(id, _)| *id).collect();
+    let replies = server.tool_replies(&ids);
+    sent.iter()
+        .map(|(id, case)| {
+            let (_, text, is_error) = replies
+                .iter()
+                .find(|(reply_id, _, _)| reply_id == id)
+                .expect("every call answered");
+            assert!(!is_error, "{case}: ctx_hook answered an error: {text}");
+            let golden = std::fs::read_to_string(CLAUDE.dir().join(format!("{case}.stdout")))
+                .expect("golden stdout");
+            let reply = text.replace(&*sandbox.project.to_string_lossy(), "__PROJECT__");
+            ((*case).to_owned(), reply, golden)
+        })
+        .collect()
+}
+
+#[test]
+fn a_burst_of_parallel_first_hooks_on_a_fresh_server_gets_every_right_reply() {
+    let templates = served_templates();
+    let sandbox = CLAUDE.project();
+    // A fresh server: the burst is its first work, sent right after the handshake, while
+    // it warms its adapter and policy chain in the background.
+    let mut server = sandbox.live_server();
+    for (case, reply, golden) in burst(&mut server, &sandbox, &templates, 16, "first") {
+        assert_eq!(reply, golden, "{case}: a first served hook of a burst");
+    }
+    // The same burst on the now warm server: the instances loaded for it answer again.
+    for (case, reply, golden) in burst(&mut server, &sandbox, &templates, 16, "warm") {
+        assert_eq!(reply, golden, "{case}: a warm served hook of a burst");
+    }
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
+}
+
+#[test]
+fn a_served_hook_sent_during_a_large_index_gets_its_right_reply() {
+    let templates = served_templates();
+    let sandbox = CLAUDE.project();
+    // A tree large enough that indexing it is still running when the hook arrives.
+    let paragraph = "The ingest worker retries a failed batch with backoff; see retry_policy \
+                     and the dead-letter queue for batches that exhaust their attempts.\n";
+    for i in 0..400 {
+        sandbox.write(
+            &format!("tree/dir{}/notes{i}.md", i % 20),
+            format!("# Notes {i}\n\n{}", paragraph.repeat(60)).as_bytes(),
+        );
+    }
+    let mut server = sandbox.live_server();
+    let index = server.start_tool_call("ctx_index", json!({"path": "tree"}));
+    let mut sent = Vec::new();
+    for case in ["curl", "sudo-chain", "git-status", "posttooluse-bash"] {
+        let payload = CLAUDE.payload_value(&sandbox, case);
+        let template = &templates[CLAUDE.event_of(case, &payload).as_str()];
+        sent.push((
+            server.start_tool_call("ctx_hook", interpolate(template, &payload)),
+            case,
+        ));
+    }
+    let search = server.start_tool_call("ctx_search", json!({"queries": ["retry_policy"]}));
+    let mut ids: Vec<u64> = sent.iter().map(|(id, _)| *id).collect();
+    ids.extend([index, search]);
+    let replies = server.tool_replies(&ids);
+    for (id, case) in &sent {
+        let (_, text, is_error) = replies
+            .iter()
+            .find(|(reply_id, _, _)| reply_id == id)
+            .expect("every call answered");
+        assert!(!is_error, "{case}: {text}");
+        let golden = std::fs::read_to_string(CLAUDE.dir().join(format!("{case}.stdout")))
+            .expect("golden stdout");
+        assert_eq!(
+            text.replace(&*sandbox.project.to_string_lossy(), "__PROJECT__"),
+            golden,
+            "{case}: a served hook during an index"
+        );
+    }
+    let (_, indexed, is_error) = replies
+        .iter()
+        .find(|(reply_id, _, _)| *reply_id == index)
+        .expect("the index answered");
+    assert!(!is_error, "{indexed}");
+    assert!(indexed.starts_with("Indexed 400 files"), "{indexed}");
+    let (_, searched, is_error) = replies
+        .iter()
+        .find(|(reply_id, _, _)| *reply_id == search)
+        .expect("the search answered");
+    assert!(!is_error, "{searched}");
+    assert!(
+        sandbox.hook_errors().is_empty(),
+        "{:?}",
+        sandbox.hook_errors()
+    );
+}

@@ -43,7 +43,7 @@ pub fn check(engine: &PluginEngine, root: &Path) -> Check {
             let slot = stale.entry(key.to_string()).or_default();
             slot.0 += 1;
             slot.1 += entry.metadata().map(|m| m.len()).unwrap_or(0);
-        } else if engine.load_cached(sha256).is_some() {
+        } else if engine.cached_entry_loads(sha256) {
             current += 1;
         } else {
             broken.push(path);

@@ -10,7 +10,9 @@ pub mod reply;
 mod served;
 pub mod session_state;
 
-pub use served::{HookCall, SERVED_EVENT_SUFFIX, answer as answer_served};
+pub use served::{
+    HookCall, SERVED_EVENT_SUFFIX, Server as ServedBy, answer as answer_served, warm as warm_served,
+};
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -47,8 +49,15 @@ pub fn run(platform: &str, event: &str) -> i32 {
         std::thread::Builder::new()
             .name("cm-hook".into())
             .spawn(move || {
-                let result = pipeline::run(&platform, &event, root.as_deref(), &fallback, started);
+                let (result, leftover) =
+                    match pipeline::run(&platform, &event, root.as_deref(), &fallback, started) {
+                        Ok((output, leftover)) => (Ok(output), Some(leftover)),
+                        Err(failure) => (Err(failure), None),
+                    };
                 let _ = sender.send(result);
+                // Wasm instances, the engine and the rest are torn down after the reply
+                // went out: the process may exit before this thread finishes it.
+                drop(leftover);
             })
     };
     let budget = Duration::from_millis(HOOK_TIMEOUT_MS - HOOK_WATCHDOG_MARGIN_MS);

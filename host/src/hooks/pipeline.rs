@@ -12,7 +12,9 @@ use crate::model::{
     ParseError, ParseInput, PolicyContext, Rendered, Reply, ToolCall, ToolKind,
 };
 use crate::permissions;
-use crate::plugins::{Adapter, PluginEngine, PluginKind, PolicyChain, Registry, builtin};
+use crate::plugins::{
+    Adapter, ChainPool, PluginEngine, PluginKind, PolicyChain, Registry, builtin,
+};
 use crate::service::continuity;
 
 /// A hook call that got as far as a loaded adapter and a known event.
@@ -34,7 +36,13 @@ pub(super) struct Answering<'a> {
     pub(super) started: std::time::Instant,
     /// Added to the event name the call's timing is kept under.
     pub(super) event_suffix: &'static str,
+    /// Policy chains kept loaded between calls (`cm serve`); `None` loads one per call.
+    pub(super) chains: Option<&'a ChainPool>,
 }
+
+/// What a `cm hook` run still holds once it has answered (the engine, the adapter's
+/// instance, the registry): dropped after the reply is on its way, not before it.
+pub(super) type Leftover = Box<dyn std::any::Any + Send>;
 
 pub(super) fn run(
     platform: &str,
@@ -42,7 +50,7 @@ pub(super) fn run(
     root: Option<&Path>,
     fallback: &Fallback,
     started: std::time::Instant,
-) -> Result<HookOutput, HookFailure> {
+) -> Result<(HookOutput, Leftover), HookFailure> {
     let root = root.ok_or(HookFailure::NoDataRoot)?;
     let log = |message: &str| error_log::append(Some(root), platform, event, message);
 
@@ -65,8 +73,11 @@ pub(super) fn run(
         shared_store: None,
         started,
         event_suffix: "",
+        chains: None,
     };
-    answer(&answering, &mut loaded, stdin, &log)
+    let output = answer(&answering, &mut loaded, stdin, &log)?;
+    drop(answering);
+    Ok((output, Box::new((loaded, registry, engine))))
 }
 
 /// What the host is told when the hook has nothing to say: its "allow" reply.
@@ -83,7 +94,7 @@ pub(super) fn answer(
     stdin: String,
     log: &dyn Fn(&str),
 ) -> Result<HookOutput, HookFailure> {
-    let (engine, registry, root) = (answering.engine, answering.registry, answering.root);
+    let root = answering.root;
     let platform = loaded.descriptor.id.clone();
     let event_name = loaded.binding.native.clone();
     let model = crate::agent_session::payload_model(&stdin);
@@ -142,15 +153,7 @@ pub(super) fn answer(
         continuity::HookStore::new(root, &project_dir).sharing(answering.shared_store.clone());
     let mut reply = match (event.kind, event.tool.clone()) {
         (EventKind::PreToolUse, Some(tool)) => {
-            let reply = pre_tool_use(
-                engine,
-                registry,
-                root,
-                loaded,
-                (&event, &project_dir),
-                tool,
-                log,
-            );
+            let reply = pre_tool_use(answering, loaded, (&event, &project_dir), tool, log);
             continuity::after_pre_tool_use(
                 &mut store,
                 &loaded.descriptor,
@@ -344,14 +347,13 @@ fn known_platforms(registry: &Registry) -> String {
 }
 
 fn pre_tool_use(
-    engine: &PluginEngine,
-    registry: &Registry,
-    root: &Path,
+    answering: &Answering<'_>,
     loaded: &Loaded,
     (event, project_dir): (&NormalizedEvent, &Path),
     tool: ToolCall,
     log: &dyn Fn(&str),
 ) -> Reply {
+    let root = answering.root;
     let (context, unknown_rules) = policy_context(root, loaded, event, &tool, project_dir, log);
 
     let decision = match unknown_rules.filter(|file| !repairs(&tool, file, project_dir)) {
@@ -361,8 +363,16 @@ fn pre_tool_use(
             nudge: None,
         },
         None => {
-            let chain = PolicyChain::load(engine, registry);
-            let outcome = chain.decide(&tool, &context);
+            let (engine, registry) = (answering.engine, answering.registry);
+            let outcome = match answering.chains {
+                Some(pool) => {
+                    let mut taken = pool.take(engine, registry);
+                    let outcome = taken.chain.decide_next(&tool, &context);
+                    pool.give_back(taken);
+                    outcome
+                }
+                None => PolicyChain::load(engine, registry).decide(&tool, &context),
+            };
             for failure in &outcome.failures {
                 log(&failure.to_string());
             }

@@ -7,15 +7,15 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use super::error_log;
 use super::failure::HookFailure;
 use super::pipeline::{self, Answering, Loaded};
-use crate::limits::HOOK_STDIN_MAX_BYTES;
+use crate::limits::{HOOK_STDIN_MAX_BYTES, SERVED_HOOK_IDLE_INSTANCES_MAX};
 use crate::model::Descriptor;
-use crate::plugins::{Adapter, PluginEngine, Registry};
+use crate::plugins::{Adapter, ChainPool, PluginEngine, Registry};
 use crate::service::continuity::SharedStore;
 
 /// The suffix of the event name a served hook's timings are kept under, so `ctx_stats`
@@ -41,50 +41,135 @@ struct Warm {
     installed: Option<String>,
 }
 
-/// The warm adapters of this `cm serve` process, by platform id.
+/// The registry as last read, with the stamp of its file then.
+type CachedRegistry = (Option<(u64, u128)>, Arc<Registry>);
+
+/// What the served hooks of this `cm serve` keep between calls (ADR 35): idle adapter
+/// instances by platform, idle policy chains, the registry (read again only when its
+/// file changes), and a store connection of their own, so a hook never queues behind a
+/// tool call (a long `ctx_index`) holding the server's.
 #[derive(Default)]
 struct ServedHooks {
-    warm: Mutex<HashMap<String, Warm>>,
+    warm: Mutex<HashMap<String, Vec<Warm>>>,
+    chains: ChainPool,
+    registry: Mutex<Option<CachedRegistry>>,
+    store: OnceLock<Option<SharedStore>>,
 }
 
 /// One per process: a `cm serve` is one server.
 static SERVED: std::sync::LazyLock<ServedHooks> = std::sync::LazyLock::new(ServedHooks::default);
 
+/// Where a served hook runs: the server's engine, data root and project.
+#[derive(Clone, Copy)]
+pub struct Server<'a> {
+    pub engine: &'a PluginEngine,
+    pub root: &'a Path,
+    /// The server's project, whose store the hooks write through a connection of their
+    /// own; `None` when the server has no project.
+    pub project: Option<&'a Path>,
+}
+
 /// Answers one hook call with exactly what `cm hook` would print on stdout, on the
-/// process's warm adapters.
-pub fn answer(
-    engine: &PluginEngine,
-    root: &Path,
-    shared_store: Option<SharedStore>,
-    call: &HookCall,
-) -> String {
-    SERVED.answer(engine, root, shared_store, call)
+/// process's warm adapters and policy chains.
+pub fn answer(server: Server<'_>, call: &HookCall) -> String {
+    SERVED.answer(server, call)
+}
+
+/// Loads, once, what the first hooks need: the hooks' store connection, the registry,
+/// an instance of each named platform's adapter and a policy chain (the built-in policy
+/// and the installed ones, whatever their language). Run by `cm serve` in the
+/// background right after the handshake; calls that arrive meanwhile share each load
+/// (the engine loads a plugin once, ADR 35) instead of repeating it.
+pub fn warm(server: Server<'_>, platforms: &[String]) {
+    SERVED.warm(server, platforms);
 }
 
 impl ServedHooks {
-    fn answer(
-        &self,
-        engine: &PluginEngine,
-        root: &Path,
-        shared_store: Option<SharedStore>,
-        call: &HookCall,
-    ) -> String {
-        let started = Instant::now();
-        let log =
-            |message: &str| error_log::append(Some(root), &call.platform, &call.event, message);
-        let registry = Registry::load(root).unwrap_or_else(|err| {
+    fn warm(&self, server: Server<'_>, platforms: &[String]) {
+        let log = |message: &str| error_log::append(Some(server.root), "serve", "warm-up", message);
+        let _ = self.store(server);
+        let registry = self.registry(server.root, &log);
+        for platform in platforms {
+            let installed = registry.adapter(platform).map(|p| p.sha256.clone());
+            let idle = self
+                .warm
+                .lock()
+                .map(|warm| warm.get(platform).is_some_and(|idle| !idle.is_empty()))
+                .unwrap_or(false);
+            if idle {
+                continue;
+            }
+            match pipeline::load_described(server.engine, &registry, platform, &log) {
+                Ok((adapter, descriptor)) => self.keep(
+                    platform,
+                    Warm {
+                        adapter,
+                        descriptor,
+                        installed,
+                    },
+                ),
+                Err(failure) => tracing::debug!("warm-up of {platform}: {failure}"),
+            }
+        }
+        if self.chains.idle() == 0 {
+            let taken = self.chains.take(server.engine, &registry);
+            self.chains.give_back(taken);
+        }
+    }
+
+    /// The registry, read again only when its file changed since the last read.
+    fn registry(&self, root: &Path, log: &dyn Fn(&str)) -> Arc<Registry> {
+        let stamp = Registry::file_stamp(root);
+        if let Ok(cached) = self.registry.lock()
+            && let Some((at, registry)) = cached.as_ref()
+            && *at == stamp
+        {
+            return registry.clone();
+        }
+        let registry = Arc::new(Registry::load(root).unwrap_or_else(|err| {
             log(&err.to_string());
             Registry::default()
-        });
+        }));
+        if let Ok(mut cached) = self.registry.lock() {
+            *cached = Some((stamp, registry.clone()));
+        }
+        registry
+    }
+
+    /// The hooks' own connection to the server project's store, opened once.
+    fn store(&self, server: Server<'_>) -> Option<SharedStore> {
+        self.store
+            .get_or_init(|| {
+                let project = server.project?;
+                match SharedStore::open(server.root, project) {
+                    Ok(store) => Some(store),
+                    Err(err) => {
+                        tracing::warn!("served hooks: cannot open the project store: {err}");
+                        None
+                    }
+                }
+            })
+            .clone()
+    }
+
+    /// An idle instance of the platform's adapter loaded for the current registry entry.
+    fn take(&self, platform: &str, installed: Option<&String>) -> Option<Warm> {
+        let mut warm = self.warm.lock().ok()?;
+        let idle = warm.get_mut(platform)?;
+        // Instances of another registry entry (a plugin added or removed) go.
+        idle.retain(|w| w.installed.as_ref() == installed);
+        idle.pop()
+    }
+
+    fn answer(&self, server: Server<'_>, call: &HookCall) -> String {
+        let started = Instant::now();
+        let (engine, root) = (server.engine, server.root);
+        let log =
+            |message: &str| error_log::append(Some(root), &call.platform, &call.event, message);
+        let registry = self.registry(root, &log);
         let installed = registry.adapter(&call.platform).map(|p| p.sha256.clone());
         // Taken out while in use, so calls that overlap each get an instance.
-        let warm = self
-            .warm
-            .lock()
-            .ok()
-            .and_then(|mut warm| warm.remove(&call.platform))
-            .filter(|warm| warm.installed == installed);
-        let warm = match warm {
+        let warm = match self.take(&call.platform, installed.as_ref()) {
             Some(warm) => warm,
             None => match pipeline::load_described(engine, &registry, &call.platform, &log) {
                 Ok((adapter, descriptor)) => Warm {
@@ -106,6 +191,7 @@ impl ServedHooks {
                 return String::new();
             }
         };
+        let installed = warm.installed;
         let mut loaded = Loaded {
             adapter: warm.adapter,
             descriptor: warm.descriptor,
@@ -115,9 +201,10 @@ impl ServedHooks {
             engine,
             registry: &registry,
             root,
-            shared_store,
+            shared_store: self.store(server),
             started,
             event_suffix: SERVED_EVENT_SUFFIX,
+            chains: Some(&self.chains),
         };
         let outcome = stdin_of(&call.payload)
             .and_then(|stdin| pipeline::answer(&answering, &mut loaded, stdin, &log));
@@ -151,7 +238,7 @@ impl ServedHooks {
                 Warm {
                     adapter,
                     descriptor,
-                    installed: registry.adapter(&call.platform).map(|p| p.sha256.clone()),
+                    installed,
                 },
             );
         }
@@ -160,7 +247,10 @@ impl ServedHooks {
 
     fn keep(&self, platform: &str, warm: Warm) {
         if let Ok(mut all) = self.warm.lock() {
-            all.insert(platform.to_owned(), warm);
+            let idle = all.entry(platform.to_owned()).or_default();
+            if idle.len() < SERVED_HOOK_IDLE_INSTANCES_MAX {
+                idle.push(warm);
+            }
         }
     }
 }

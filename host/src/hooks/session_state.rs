@@ -42,7 +42,7 @@ pub fn load(root: &Path, session_id: &str) -> SessionState {
 fn save(root: &Path, session_id: &str, state: &SessionState) -> std::io::Result<()> {
     let dir = crate::paths::sessions_dir(root);
     std::fs::create_dir_all(&dir)?;
-    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+    let tmp = crate::paths::temp_name(&dir, "session");
     std::fs::write(
         &tmp,
         serde_json::to_vec(state).map_err(std::io::Error::other)?,

@@ -63,6 +63,14 @@ async fn run() -> anyhow::Result<()> {
             return Ok(());
         }
     };
+    {
+        // What the first served hooks need, loaded once in the background (ADR 35).
+        let service = service.clone();
+        let client = running
+            .peer_info()
+            .map(|info| info.client_info.name.clone());
+        tokio::task::spawn_blocking(move || warm_hooks(&service, client.as_deref()));
+    }
     // Written after the handshake: a marker means a server that can answer tool calls.
     let marker = crate::readiness::ReadinessMarker::write(&root)
         .map_err(|e| tracing::warn!("cannot write readiness marker: {e}"))
@@ -97,6 +105,30 @@ async fn run() -> anyhow::Result<()> {
     wind_down(&service).await;
     drop(marker);
     Ok(())
+}
+
+/// Loads what the first served hooks need (ADR 35): the platform the MCP client is (so
+/// a first tool call does not detect it inline), its adapter, the policy chain, the
+/// hooks' own store connection. Calls arriving meanwhile share each load.
+fn warm_hooks(service: &Service, client_name: Option<&str>) {
+    if let Some(name) = client_name {
+        service.detect_platform(name);
+    }
+    let Ok(engine) = service.engine() else { return };
+    let project = service.project().ok();
+    let platform = service.platform().id;
+    let platforms: Vec<String> = (platform != "unknown")
+        .then_some(platform)
+        .into_iter()
+        .collect();
+    crate::hooks::warm_served(
+        crate::hooks::ServedBy {
+            engine,
+            root: &service.root,
+            project: project.as_deref(),
+        },
+        &platforms,
+    );
 }
 
 /// The last steps on every way out: a blocking call (a store write) gets a moment to

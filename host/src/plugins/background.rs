@@ -99,7 +99,7 @@ pub fn compile_missing<'a>(
         CompileLock::try_take(dir)?
     };
     for builtin in BUILTIN_PLUGINS {
-        if engine.load_cached(builtin.sha256).is_none()
+        if !engine.cached_entry_loads(builtin.sha256)
             && let Err(err) = engine.precompile(builtin.bytes, builtin.sha256)
         {
             tracing::warn!("built-in {} {}: {err}", builtin.kind, builtin.id);

@@ -8,12 +8,14 @@
 //! policy decides, the built-in decision stands. All installed policies of one chain
 //! share one time budget; the built-in policy has its own reserve, so it always decides.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::policy::{BUILTIN_POLICY_LABEL, Question};
 use super::{PluginEngine, PluginError, Policy, Registry};
 use crate::limits::{
     PLUGIN_CALL_TIMEOUT_MS, POLICY_BUILTIN_RESERVE_MS, POLICY_CALL_MIN_MS, POLICY_CHAIN_BUDGET_MS,
+    SERVED_HOOK_IDLE_INSTANCES_MAX,
 };
 use crate::model::{Action, Decision, PolicyContext, ToolCall};
 
@@ -57,6 +59,8 @@ pub struct PolicyChain {
     /// Load failures of installed policies, reported with the first decision only.
     failures: Vec<PluginError>,
     budget: Budget,
+    /// How many installed policies the registry named when the chain was loaded.
+    named: usize,
 }
 
 impl PolicyChain {
@@ -80,8 +84,11 @@ impl PolicyChain {
             installed: Vec::new(),
             failures: Vec::new(),
             budget: Budget::new(),
+            named: 0,
         };
-        for installed in registry.policies() {
+        let policies = registry.policies();
+        chain.named = policies.len();
+        for installed in policies {
             let label = format!("policy {}", installed.id);
             let Some(ms) = chain.budget.next_call_ms() else {
                 chain.failures.push(skipped(label));
@@ -102,6 +109,12 @@ impl PolicyChain {
             }
         }
         chain
+    }
+
+    /// Every policy the registry named is loaded and none was dropped after a failure:
+    /// the chain answers a next call as a freshly loaded one would.
+    fn intact(&self) -> bool {
+        self.builtin.is_ok() && self.failures.is_empty() && self.installed.len() == self.named
     }
 
     pub fn decide(mut self, call: &ToolCall, context: &PolicyContext) -> ChainOutcome {
@@ -210,6 +223,71 @@ impl PolicyChain {
         }
         decision
     }
+}
+
+/// Policy chains kept loaded between the calls of one `cm serve` (ADR 35): a call takes
+/// an idle chain loaded from the same installed policies (ids, hashes, file stamps), or
+/// loads one; it gives the chain back when it is still whole. Loading again happens only
+/// when the registry or a policy file changed, or after a policy failed.
+#[derive(Default)]
+pub struct ChainPool {
+    idle: Mutex<Vec<(String, PolicyChain)>>,
+}
+
+/// A chain taken from a [`ChainPool`], with what it was loaded from.
+pub struct PooledChain {
+    key: String,
+    pub chain: PolicyChain,
+}
+
+impl ChainPool {
+    /// An idle chain of the registry's current policies (its budget renewed), or a new one.
+    pub fn take(&self, engine: &PluginEngine, registry: &Registry) -> PooledChain {
+        let key = chain_key(registry);
+        let idle = self.idle.lock().ok().and_then(|mut idle| {
+            let at = idle.iter().rposition(|(k, _)| *k == key)?;
+            Some(idle.swap_remove(at).1)
+        });
+        let chain = match idle {
+            Some(mut chain) => {
+                chain.budget = Budget::new();
+                chain
+            }
+            None => PolicyChain::load(engine, registry),
+        };
+        PooledChain { key, chain }
+    }
+
+    /// Keeps a chain for a later call, unless a policy failed or is missing in it; chains
+    /// of an older registry are dropped.
+    pub fn give_back(&self, taken: PooledChain) {
+        if !taken.chain.intact() {
+            return;
+        }
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.retain(|(k, _)| *k == taken.key);
+            if idle.len() < SERVED_HOOK_IDLE_INSTANCES_MAX {
+                idle.push((taken.key, taken.chain));
+            }
+        }
+    }
+
+    /// How many chains are idle (for tests and the warm-up).
+    pub fn idle(&self) -> usize {
+        self.idle.lock().map(|idle| idle.len()).unwrap_or(0)
+    }
+}
+
+/// What a chain was loaded from: each installed policy's id, hash and file stamp, in order.
+fn chain_key(registry: &Registry) -> String {
+    registry
+        .policies()
+        .iter()
+        .map(|p| {
+            let (len, mtime) = registry.stamp_of(p).unwrap_or_default();
+            format!("{}:{}:{len}:{mtime};", p.id, p.sha256)
+        })
+        .collect()
 }
 
 impl ChainOutcome {

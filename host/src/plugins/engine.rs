@@ -1,8 +1,9 @@
 //! The wasmtime engine every plugin runs on, the `.cwasm` precompile cache, and the
 //! empty sandbox (no files, env, network or clock) each plugin call gets.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use wasmtime::component::types::ComponentItem;
@@ -69,6 +70,14 @@ struct EngineInner {
     cache_dir: Option<PathBuf>,
     cache_key: String,
     ticker: OnceLock<()>,
+    /// Components this process loaded, by sha256, each behind its own lock: a plugin is
+    /// deserialized (or compiled) once, and calls that want it at the same moment wait
+    /// for that one load instead of loading it again (a burst of first hooks, ADR 35).
+    loaded: Mutex<HashMap<String, Arc<Mutex<Option<Component>>>>>,
+    /// Components linked against the linker, by the address of their code (a memoized
+    /// component keeps its address for the life of the process): instantiating is then
+    /// only the instance's own work.
+    linked: Mutex<HashMap<usize, InstancePre<PluginState>>>,
 }
 
 impl PluginEngine {
@@ -83,6 +92,8 @@ impl PluginEngine {
                 cache_dir,
                 cache_key,
                 ticker: OnceLock::new(),
+                loaded: Mutex::new(HashMap::new()),
+                linked: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -93,10 +104,22 @@ impl PluginEngine {
 
     /// Loads a component: the cached `.cwasm` when it deserializes, else compiles and
     /// (re)writes the cache entry. Any load error of an entry is a miss, never fatal.
+    /// Loaded once per process: later calls (and calls waiting on this one) share it.
     pub fn load(&self, bytes: &[u8], sha256: &str) -> Result<Component, PluginError> {
-        if let Some(component) = self.load_cached(sha256) {
-            return Ok(component);
+        let slot = self.slot(sha256);
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(component) = slot.as_ref() {
+            return Ok(component.clone());
         }
+        let component = match self.deserialize_cached(sha256) {
+            Some(component) => component,
+            None => self.compile_and_cache(bytes, sha256)?,
+        };
+        *slot = Some(component.clone());
+        Ok(component)
+    }
+
+    fn compile_and_cache(&self, bytes: &[u8], sha256: &str) -> Result<Component, PluginError> {
         let Some(path) = self.cache_path(sha256) else {
             return Component::new(&self.inner.engine, bytes).map_err(PluginError::compile);
         };
@@ -113,8 +136,33 @@ impl PluginEngine {
             .map_err(PluginError::compile)
     }
 
-    /// The cached artifact of a component, when there is one this engine accepts.
+    /// The cached artifact of a component, when there is one this engine accepts;
+    /// deserialized once per process (see [`PluginEngine::load`]).
     pub fn load_cached(&self, sha256: &str) -> Option<Component> {
+        let slot = self.slot(sha256);
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(component) = slot.as_ref() {
+            return Some(component.clone());
+        }
+        let component = self.deserialize_cached(sha256)?;
+        *slot = Some(component.clone());
+        Some(component)
+    }
+
+    /// Whether the cache entry of this hash is there and this engine accepts it, read
+    /// from the file itself (what `cm doctor` and the background compile must know,
+    /// whatever this process already holds).
+    pub fn cached_entry_loads(&self, sha256: &str) -> bool {
+        self.deserialize_cached(sha256).is_some()
+    }
+
+    /// The lock that one load of the component with this hash happens under.
+    fn slot(&self, sha256: &str) -> Arc<Mutex<Option<Component>>> {
+        let mut loaded = self.inner.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        loaded.entry(sha256.to_owned()).or_default().clone()
+    }
+
+    fn deserialize_cached(&self, sha256: &str) -> Option<Component> {
         let path = self.cache_path(sha256)?;
         if !path.is_file() {
             return None;
@@ -202,12 +250,28 @@ impl PluginEngine {
         store: &mut Store<PluginState>,
         component: &Component,
     ) -> Result<Instance, wasmtime::Error> {
-        let pre = match self.linker() {
-            Ok(linker) => match linker.instantiate_pre(component) {
-                Ok(pre) => pre,
-                Err(_) => self.resolve(component)?.pre,
-            },
-            Err(err) => wasmtime::bail!("{err}"),
+        let key = component.image_range().start as usize;
+        let linked = self
+            .inner
+            .linked
+            .lock()
+            .ok()
+            .and_then(|linked| linked.get(&key).cloned());
+        let pre = match linked {
+            Some(pre) => pre,
+            None => {
+                let pre = match self.linker() {
+                    Ok(linker) => match linker.instantiate_pre(component) {
+                        Ok(pre) => pre,
+                        Err(_) => self.resolve(component)?.pre,
+                    },
+                    Err(err) => wasmtime::bail!("{err}"),
+                };
+                if let Ok(mut linked) = self.inner.linked.lock() {
+                    linked.insert(key, pre.clone());
+                }
+                pre
+            }
         };
         pre.instantiate(store)
     }

@@ -13,7 +13,7 @@ pub mod policy;
 pub mod registry;
 
 pub use adapter::Adapter;
-pub use chain::{ChainOutcome, PolicyChain};
+pub use chain::{ChainOutcome, ChainPool, PolicyChain};
 pub use contract::ContractVersion;
 pub use engine::PluginEngine;
 pub use policy::Policy;

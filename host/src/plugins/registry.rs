@@ -172,6 +172,17 @@ impl Registry {
         Err(PluginError::NotCompiled { plugin: label })
     }
 
+    /// The installed file's size and modification time now, when it is there.
+    pub fn stamp_of(&self, plugin: &InstalledPlugin) -> Option<(u64, u128)> {
+        file_stamp(&self.file_path(plugin))
+    }
+
+    /// The registry file's size and modification time, when it is there: what a process
+    /// that keeps the registry loaded compares before reading it again.
+    pub fn file_stamp(root: &Path) -> Option<(u64, u128)> {
+        file_stamp(&paths::plugins_dir(root).join(REGISTRY_FILE))
+    }
+
     fn is_unchanged(&self, plugin: &InstalledPlugin) -> bool {
         file_stamp(&self.file_path(plugin))
             .is_some_and(|(size, mtime)| size == plugin.size_bytes && mtime == plugin.mtime_ns)

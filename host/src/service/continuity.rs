@@ -199,6 +199,20 @@ pub struct SharedStore {
     pub store: std::sync::Arc<std::sync::Mutex<Store>>,
 }
 
+impl SharedStore {
+    /// A connection of its own to `project`'s store, for the hooks a server answers to
+    /// write through (ADR 35): they never queue behind a tool call holding the server's.
+    /// It never runs a WAL checkpoint itself: the server's connection and the indexer's do.
+    pub fn open(root: &Path, project: &Path) -> Result<Self, crate::store::StoreError> {
+        let store = Store::open(root, project)?;
+        store.leave_checkpoints_to_others()?;
+        Ok(SharedStore {
+            project_dir: project.to_path_buf(),
+            store: std::sync::Arc::new(std::sync::Mutex::new(store)),
+        })
+    }
+}
+
 pub struct HookStore<'a> {
     root: &'a Path,
     /// The event's project, as the hook computed it once.

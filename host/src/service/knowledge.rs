@@ -135,9 +135,24 @@ fn index_checked(
         }
         rules = Some(check);
     }
-    let mut store = match service.store() {
-        Ok(store) => store,
-        Err(reply) => return reply,
+    // A path (a directory walk, seconds for a large tree) is indexed on a connection of
+    // its own, committing file by file: the server's connection stays free for the
+    // searches, stats and hooks that come meanwhile (ADR 35). Content goes through the
+    // server's, which it holds only for that one document.
+    let mut own;
+    let mut shared;
+    let store: &mut crate::store::Store = if rules.is_some() {
+        own = match service.own_store() {
+            Ok(store) => store,
+            Err(reply) => return reply,
+        };
+        &mut own
+    } else {
+        shared = match service.store() {
+            Ok(store) => store,
+            Err(reply) => return reply,
+        };
+        &mut shared
     };
     // Every file a directory walk reaches is a read the user's rules may deny.
     let mut admit = |file: &Path| {
@@ -160,7 +175,7 @@ fn index_checked(
         },
     };
     reply(ctx_index_with(
-        &mut store,
+        store,
         &service.tool_context(&service.session_id()),
         params,
         Some(&confine_to),

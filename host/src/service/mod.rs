@@ -98,7 +98,8 @@ pub struct Service {
     platform: OnceLock<Platform>,
     /// Detection ran (the client's name does not change): an unknown client must not
     /// load every adapter again on each call.
-    platform_detected: std::sync::atomic::AtomicBool,
+    /// Calls that come while it runs (the warm-up's and a first tool call) wait for it.
+    platform_detected: OnceLock<()>,
     /// Numbers the sources this process indexes, so every label is unique.
     source_counter: std::sync::atomic::AtomicU64,
 }
@@ -147,7 +148,7 @@ impl Service {
             store,
             engine,
             platform: OnceLock::new(),
-            platform_detected: std::sync::atomic::AtomicBool::new(false),
+            platform_detected: OnceLock::new(),
             source_counter: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -188,18 +189,6 @@ impl Service {
         self.engine.as_ref()
     }
 
-    /// The open store of this server's project, for a hook the server answers to write
-    /// through (ADR 27); `None` when it could not be opened.
-    pub fn shared_store(&self) -> Option<continuity::SharedStore> {
-        self.store
-            .as_ref()
-            .ok()
-            .map(|store| continuity::SharedStore {
-                project_dir: self.project_dir.clone(),
-                store: store.clone(),
-            })
-    }
-
     /// The store, or the one-line reason it is unavailable.
     fn store(&self) -> Result<MutexGuard<'_, Store>, Reply> {
         let store = self
@@ -210,6 +199,15 @@ impl Service {
         Ok(store
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+
+    /// A connection of its own to this project's store, for one long call that must not
+    /// hold the server's connection (a directory `ctx_index`).
+    fn own_store(&self) -> Result<Store, Reply> {
+        if let Err(err) = &self.store {
+            return Err(Reply::error(err.to_string()));
+        }
+        Store::open(&self.root, &self.project_dir).map_err(|e| Reply::error(e.to_string()))
     }
 
     fn store_handle(&self) -> Result<Arc<Mutex<Store>>, Reply> {

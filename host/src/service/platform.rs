@@ -10,15 +10,17 @@ use crate::plugins::{Adapter, BUILTIN_PLUGINS, PluginKind, Registry};
 pub const PLATFORM_ENV: &str = crate::env::PLATFORM;
 
 impl Service {
-    /// Detects the platform once per server; later calls do nothing.
+    /// Detects the platform once per server; calls while it runs wait for it, later
+    /// calls do nothing.
     pub fn detect_platform(&self, client_name: &str) {
-        if self.platform.get().is_some()
-            || self
-                .platform_detected
-                .swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
+        if self.platform.get().is_some() {
             return;
         }
+        self.platform_detected
+            .get_or_init(|| self.detect_platform_once(client_name));
+    }
+
+    fn detect_platform_once(&self, client_name: &str) {
         // Loading an adapter on a cold `.cwasm` cache compiles it: stop at the first
         // adapter that claims the client; only an unknown client needs all of them.
         let env_platform = std::env::var(PLATFORM_ENV).ok();

@@ -102,20 +102,77 @@ pub fn renamed_tools(
             .then(|| std::env::var(name).ok())
             .flatten()
     };
-    let plan = adapter.setup_plan(crate::model::SetupInput {
-        cm_command: "cm".into(),
-        project_dir: Some(project.display().to_string()),
-    })?;
-    let files = match crate::paths::home_dir() {
-        Some(home) => mcp_config_files(&plan, &home, project, &declared),
-        None => Vec::new(),
-    };
     let process_env = |name: &str| std::env::var(name).ok();
-    let server = registered(root, &descriptor.id, project, &files, &process_env);
+    let home = crate::paths::home_dir();
+    // The plan's files are asked of the adapter only when the answer cached for this
+    // adapter, home and environment has a file that changed since (ADR 35): the hook
+    // of every tool call used to run `setup` in the guest just to learn what to stat.
+    let plan = plan_key(descriptor, home.as_deref(), &declared);
+    let server = match overridden(&descriptor.id, &process_env)
+        .or_else(|| cached_by_stamps(root, &descriptor.id, project, &plan))
+    {
+        Some(name) => name,
+        None => {
+            let setup = adapter.setup_plan(crate::model::SetupInput {
+                cm_command: "cm".into(),
+                project_dir: Some(project.display().to_string()),
+            })?;
+            let files = match &home {
+                Some(home) => mcp_config_files(&setup, home, project, &declared),
+                None => Vec::new(),
+            };
+            registered_for(root, &descriptor.id, project, &files, &process_env, &plan)
+        }
+    };
     if server == MCP_SERVER_NAME {
         return Ok(None);
     }
     adapter.ctx_tool_names(&server)
+}
+
+/// What the plan's list of files depends on besides the project: this `cm`, the
+/// adapter (all it declares), the home directory and the variables the adapter reads.
+fn plan_key(
+    descriptor: &crate::model::Descriptor,
+    home: Option<&Path>,
+    declared: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    use sha2::{Digest, Sha256};
+    let env: Vec<(String, Option<String>)> = descriptor
+        .env_vars
+        .iter()
+        .map(|name| (name.clone(), declared(name)))
+        .collect();
+    let text = format!(
+        "{}|{descriptor:?}|{home:?}|{env:?}",
+        env!("CARGO_PKG_VERSION")
+    );
+    hex::encode(&Sha256::digest(text.as_bytes())[..16])
+}
+
+/// The name the environment gives: the explicit variable, or a Claude Code plugin's.
+fn overridden(platform: &str, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    if let Some(name) = env(SERVER_NAME_ENV).filter(|n| !n.trim().is_empty()) {
+        return Some(name.trim().to_string());
+    }
+    env(CLAUDE_PLUGIN_ROOT_ENV)
+        .filter(|_| platform == "claude-code")
+        .and_then(|plugin_root| claude_plugin_server(Path::new(&plugin_root)))
+}
+
+/// The cached answer for this plan and project, when none of the files it was read
+/// from changed since.
+fn cached_by_stamps(root: &Path, platform: &str, project: &Path, plan: &str) -> Option<String> {
+    let text = std::fs::read_to_string(cache_path(root, platform)).ok()?;
+    let cached: Cached = serde_json::from_str(&text).ok()?;
+    let fresh = cached.plan == plan
+        && cached.key.project == project.display().to_string()
+        && cached
+            .key
+            .stamps
+            .iter()
+            .all(|stamp| Stamp::of(&stamp.path) == *stamp);
+    fresh.then_some(cached.name)
 }
 
 /// The registered server name for `platform` in `project`.
@@ -126,12 +183,19 @@ pub fn registered(
     files: &[McpConfigFile],
     env: &dyn Fn(&str) -> Option<String>,
 ) -> String {
-    if let Some(name) = env(SERVER_NAME_ENV).filter(|n| !n.trim().is_empty()) {
-        return name.trim().to_string();
-    }
-    if let Some(plugin_root) = env(CLAUDE_PLUGIN_ROOT_ENV).filter(|_| platform == "claude-code")
-        && let Some(name) = claude_plugin_server(Path::new(&plugin_root))
-    {
+    registered_for(root, platform, project, files, env, "")
+}
+
+/// [`registered`], caching the answer under the plan it read `files` from.
+fn registered_for(
+    root: &Path,
+    platform: &str,
+    project: &Path,
+    files: &[McpConfigFile],
+    env: &dyn Fn(&str) -> Option<String>,
+    plan: &str,
+) -> String {
+    if let Some(name) = overridden(platform, env) {
         return name;
     }
     let stamps: Vec<Stamp> = files.iter().map(|f| Stamp::of(&f.path)).collect();
@@ -140,14 +204,17 @@ pub fn registered(
         project: project.display().to_string(),
         stamps,
     };
-    if let Some(name) = read_cache(&cache, &key) {
-        return name;
+    if let Some(cached) = read_cache(&cache, &key) {
+        if cached.plan != plan {
+            write_cache(&cache, &key, &cached.name, plan);
+        }
+        return cached.name;
     }
     let name = files
         .iter()
         .find_map(|f| in_file(f, project))
         .unwrap_or_else(|| MCP_SERVER_NAME.to_string());
-    write_cache(&cache, &key, &name);
+    write_cache(&cache, &key, &name, plan);
     name
 }
 
@@ -247,6 +314,9 @@ struct CacheKey {
 struct Cached {
     key: CacheKey,
     name: String,
+    /// The [`plan_key`] the key's files came from ("" when not known).
+    #[serde(default)]
+    plan: String,
 }
 
 fn cache_path(root: &Path, platform: &str) -> PathBuf {
@@ -263,22 +333,23 @@ fn cache_path(root: &Path, platform: &str) -> PathBuf {
     root.join("server-names").join(format!("{safe}.json"))
 }
 
-fn read_cache(path: &Path, key: &CacheKey) -> Option<String> {
+fn read_cache(path: &Path, key: &CacheKey) -> Option<Cached> {
     let text = std::fs::read_to_string(path).ok()?;
     let cached: Cached = serde_json::from_str(&text).ok()?;
-    (cached.key == *key).then_some(cached.name)
+    (cached.key == *key).then_some(cached)
 }
 
 /// Best effort: a cache that cannot be written only costs the next hook a read.
-fn write_cache(path: &Path, key: &CacheKey, name: &str) {
+fn write_cache(path: &Path, key: &CacheKey, name: &str, plan: &str) {
     let cached = Cached {
         key: key.clone(),
         name: name.to_string(),
+        plan: plan.to_string(),
     };
     let (Some(dir), Ok(text)) = (path.parent(), serde_json::to_string(&cached)) else {
         return;
     };
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let tmp = crate::paths::temp_name(dir, "server-name");
     let _ = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&tmp, text))
         .and_then(|()| std::fs::rename(&tmp, path));

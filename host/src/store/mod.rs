@@ -131,6 +131,14 @@ impl Store {
         Ok((conn, files))
     }
 
+    /// Leaves WAL checkpoints to the project's other connections: a connection that
+    /// must answer in time (a served hook's, ADR 35) would otherwise copy everything a
+    /// long `ctx_index` wrote into the main file on its first commit past the threshold.
+    pub fn leave_checkpoints_to_others(&self) -> Result<()> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        Ok(())
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -53,7 +53,9 @@ fn warm_cwasm_dir() -> Option<&'static Path> {
                 .env("HOME", &home)
                 .env("CONTEXT_MODE_DIR", scratch.path().join("data"))
                 .current_dir(&home)
-                .arg("doctor")
+                // Compiles every built-in and waits for it (`cm doctor` stops at its
+                // budget, which a loaded machine overruns, leaving the cache partial).
+                .args(["plugin", "compile"])
                 .stdin(Stdio::null())
                 .output()
                 .ok()?;
@@ -300,14 +302,50 @@ impl McpClient {
         }
     }
 
-    /// Sends a `tools/call` without waiting for its reply.
-    pub fn start_tool_call(&mut self, name: &str, arguments: serde_json::Value) {
+    /// Sends a `tools/call` without waiting for its reply; returns the request's id.
+    pub fn start_tool_call(&mut self, name: &str, arguments: serde_json::Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         self.send(
             &serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
             "params":{"name":name,"arguments":arguments}}),
         );
+        id
+    }
+
+    /// The replies to the requests `ids` (sent with [`McpClient::start_tool_call`]), in
+    /// whatever order the server answers: (id, text of all content blocks, isError).
+    pub fn tool_replies(&mut self, ids: &[u64]) -> Vec<(u64, String, bool)> {
+        let mut replies = Vec::new();
+        while replies.len() < ids.len() {
+            let mut line = String::new();
+            let n = self
+                .stdout
+                .read_line(&mut line)
+                .expect("read from cm serve");
+            assert!(n > 0, "cm serve closed stdout with replies outstanding");
+            let message: serde_json::Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("cm serve wrote a non-JSON line {line:?}: {e}"));
+            let Some(id) = message.get("id").and_then(serde_json::Value::as_u64) else {
+                continue;
+            };
+            if !ids.contains(&id) {
+                continue;
+            }
+            let result = &message["result"];
+            let text = result["content"]
+                .as_array()
+                .map(|blocks| {
+                    blocks
+                        .iter()
+                        .filter_map(|b| b["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_else(|| message.to_string());
+            replies.push((id, text, result["isError"].as_bool().unwrap_or(false)));
+        }
+        replies
     }
 
     /// Closes the server's stdin (the agent going away) without waiting.

@@ -47,7 +47,13 @@ fn answer(service: &Service, params: HookParams) -> Reply {
     };
     let stdout = match service.engine() {
         Ok(engine) => {
-            crate::hooks::answer_served(engine, &service.root, service.shared_store(), &call)
+            let project = service.project().ok();
+            let server = crate::hooks::ServedBy {
+                engine,
+                root: &service.root,
+                project: project.as_deref(),
+            };
+            crate::hooks::answer_served(server, &call)
         }
         Err(err) => {
             crate::hooks::log_failure(

@@ -140,3 +140,61 @@ fn the_plans_own_server_key_and_an_argv_command_are_read() {
         "ctx"
     );
 }
+
+#[test]
+fn the_cached_answer_stands_for_its_plan_until_a_file_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = json_file(
+        dir.path(),
+        "claude.json",
+        r#"{"mcpServers":{"ctx":{"command":"cm","args":["serve"]}}}"#,
+    );
+    let project = Path::new("/p");
+    let files = [file.clone()];
+    assert_eq!(
+        registered_for(
+            dir.path(),
+            "claude-code",
+            project,
+            &files,
+            &no_env,
+            "plan-a"
+        ),
+        "ctx"
+    );
+    // Without asking the adapter for its plan: same plan, same project, same files.
+    assert_eq!(
+        cached_by_stamps(dir.path(), "claude-code", project, "plan-a").as_deref(),
+        Some("ctx")
+    );
+    // Another plan (another cm, adapter, HOME or variable) or project asks again.
+    assert_eq!(
+        cached_by_stamps(dir.path(), "claude-code", project, "plan-b"),
+        None
+    );
+    assert_eq!(
+        cached_by_stamps(dir.path(), "claude-code", Path::new("/q"), "plan-a"),
+        None
+    );
+    // So does a file that changed since.
+    std::fs::write(
+        &file.path,
+        r#"{"mcpServers":{"renamed-ctx":{"command":"cm","args":["serve"]}}}"#,
+    )
+    .expect("write");
+    assert_eq!(
+        cached_by_stamps(dir.path(), "claude-code", project, "plan-a"),
+        None
+    );
+    assert_eq!(
+        registered_for(
+            dir.path(),
+            "claude-code",
+            project,
+            &files,
+            &no_env,
+            "plan-a"
+        ),
+        "renamed-ctx"
+    );
+}
