@@ -199,7 +199,7 @@ fn confirmed(yes: bool) -> anyhow::Result<bool> {
 /// A path with the home directory shown as `~`.
 pub fn shown(path: &Path, home: &Path) -> String {
     match path.strip_prefix(home) {
-        Ok(rest) => format!("~/{}", rest.display()),
+        Ok(rest) => Path::new("~").join(rest).display().to_string(),
         Err(_) => path.display().to_string(),
     }
 }

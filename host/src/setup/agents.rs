@@ -225,9 +225,9 @@ pub fn expand(
         }
         return match env(name).filter(|v| !v.is_empty()) {
             Some(value) => std::path::absolute(&value)
-                .map(|base| base.join(rest))
+                .map(|base| join_relative(&base, rest))
                 .map_err(|_| Unresolved::Refused),
-            None => fallback.map(|base| base.join(rest)),
+            None => fallback.map(|base| join_relative(&base, rest)),
         };
     }
     let (base, rest) = if file == "~" {
@@ -240,7 +240,15 @@ pub fn expand(
         return Err(Unresolved::Refused);
     };
     check_relative(rest)?;
-    Ok(base.join(rest))
+    Ok(join_relative(base, rest))
+}
+
+/// `base` joined with a plan's `/`-separated relative name one component at a time, so
+/// the path uses the OS's own separator (`C:\Users\me\.codex\config.toml`).
+fn join_relative(base: &Path, rest: &str) -> PathBuf {
+    rest.split('/')
+        .filter(|c| !c.is_empty())
+        .fold(base.to_path_buf(), |path, component| path.join(component))
 }
 
 /// Why a plan's file name did not resolve to a path.
