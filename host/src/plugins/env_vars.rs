@@ -33,6 +33,10 @@ const SECRET_PARTS: &[&str] = &[
 /// Endings of names that point at a host's directories or identify its session.
 const HOST_SUFFIXES: &[&str] = &["_HOME", "_DIR", "_DIRS", "_ID"];
 
+/// The operating systems' own directory variables, which no suffix marks: Windows
+/// keeps hosts' settings under them (Zed's `%APPDATA%\Zed\`).
+const OS_DIRECTORIES: &[&str] = &["APPDATA", "LOCALAPPDATA", "USERPROFILE"];
+
 /// The longest variable name an adapter may ask for.
 const NAME_MAX_CHARS: usize = 64;
 
@@ -67,6 +71,7 @@ pub fn refusal(adapter_id: &str, name: &str) -> Option<String> {
     }
     let marker = host_marker_prefix(adapter_id);
     let host_shaped = HOST_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
+        || OS_DIRECTORIES.contains(&name)
         || marker
             .as_deref()
             .is_some_and(|prefix| name.starts_with(prefix));
@@ -74,9 +79,10 @@ pub fn refusal(adapter_id: &str, name: &str) -> Option<String> {
         return None;
     }
     Some(format!(
-        "is neither a host directory nor a session marker (names ending in {}{})",
+        "is neither a host directory nor a session marker (names ending in {}{}, or {})",
         HOST_SUFFIXES.join(", "),
-        marker.map_or_else(String::new, |prefix| format!(", or starting with {prefix}"))
+        marker.map_or_else(String::new, |prefix| format!(", or starting with {prefix}")),
+        OS_DIRECTORIES.join(", ")
     ))
 }
 
@@ -100,6 +106,8 @@ mod tests {
             ("codex", "CODEX_HOME"),
             ("aider", "XDG_CONFIG_HOME"),
             ("aider", "CURSOR_TRACE_ID"),
+            ("zed", "APPDATA"),
+            ("zed", "LOCALAPPDATA"),
         ] {
             assert_eq!(refusal(adapter, name), None, "{adapter} {name}");
         }
