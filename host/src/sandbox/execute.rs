@@ -510,7 +510,7 @@ mod tests {
         let root = tempfile::tempdir().expect("tempdir");
         let project = root.path().join("project");
         std::fs::create_dir_all(project.join("sub")).expect("mkdir");
-        crate::platform::fs::symlink(root.path(), &project.join("escape")).expect("symlink");
+        crate::platform::fs::symlink(root.path(), project.join("escape")).expect("symlink");
         let canonical = project.canonical().expect("canonical");
         assert_eq!(resolve_cwd(&project, None), Ok(canonical.clone()));
         assert_eq!(

@@ -1,5 +1,4 @@
 use super::*;
-use crate::platform::fs::Canonical as _;
 
 /// The key and hash Codex 0.171.0 itself reported (`codex app-server`, `hooks/list`)
 /// for this hooks.json at /tmp/cxh/home/hooks.json.
