@@ -96,12 +96,7 @@ pub fn command(
         Some(ChildConfinement(profile)) => seatbelt::command(profile, argv),
         None => argv.to_vec(),
     };
-    let Some((program, args)) = argv.split_first() else {
-        return Err("empty command".into());
-    };
-    let mut command = tokio::process::Command::new(program);
-    command.args(args).process_group(0);
-    Ok(command)
+    super::unix::group_command(&argv)
 }
 
 /// The confinement of one call; `Err` when Seatbelt's front end is missing.

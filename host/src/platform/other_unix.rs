@@ -37,12 +37,7 @@ pub fn command(
     argv: &[OsString],
     _confine: Option<&ChildConfinement>,
 ) -> Result<tokio::process::Command, String> {
-    let Some((program, args)) = argv.split_first() else {
-        return Err("empty command".into());
-    };
-    let mut command = tokio::process::Command::new(program);
-    command.args(args).process_group(0);
-    Ok(command)
+    super::unix::group_command(argv)
 }
 
 const NO_CONFINEMENT: &str = "this system has no confinement mechanism cm can use";

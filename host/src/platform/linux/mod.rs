@@ -107,11 +107,7 @@ pub fn command(
     argv: &[OsString],
     confine: Option<&ChildConfinement>,
 ) -> Result<tokio::process::Command, String> {
-    let Some((program, args)) = argv.split_first() else {
-        return Err("empty command".into());
-    };
-    let mut command = tokio::process::Command::new(program);
-    command.args(args).process_group(0);
+    let mut command = super::unix::group_command(argv)?;
     match confine {
         None => {
             // SAFETY: the closure runs between fork and exec and only makes one syscall.

@@ -47,6 +47,17 @@ pub fn detach(command: &mut std::process::Command) {
     command.process_group(0);
 }
 
+/// A command for `argv` in a process group of its own (the caller adds what its OS
+/// needs before exec).
+pub fn group_command(argv: &[std::ffi::OsString]) -> Result<tokio::process::Command, String> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err("empty command".into());
+    };
+    let mut command = tokio::process::Command::new(program);
+    command.args(args).process_group(0);
+    Ok(command)
+}
+
 /// Sends `signal` to one process; never to pid 0 or 1, or this process.
 pub fn signal_pid(pid: u32, signal: i32) -> bool {
     let Ok(target) = libc::pid_t::try_from(pid) else {
