@@ -333,16 +333,7 @@ impl McpClient {
                 continue;
             }
             let result = &message["result"];
-            let text = result["content"]
-                .as_array()
-                .map(|blocks| {
-                    blocks
-                        .iter()
-                        .filter_map(|b| b["text"].as_str())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-                .unwrap_or_else(|| message.to_string());
+            let text = content_text(result).unwrap_or_else(|| message.to_string());
             replies.push((id, text, result["isError"].as_bool().unwrap_or(false)));
         }
         replies
@@ -377,16 +368,7 @@ impl McpClient {
             "tools/call",
             serde_json::json!({"name": name, "arguments": arguments}),
         );
-        let text = result["content"]
-            .as_array()
-            .map(|blocks| {
-                blocks
-                    .iter()
-                    .filter_map(|b| b["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_else(|| result.to_string());
+        let text = content_text(&result).unwrap_or_else(|| result.to_string());
         (text, result["isError"].as_bool().unwrap_or(false))
     }
 
@@ -437,4 +419,17 @@ pub fn damage_index_file(path: &Path) {
         .expect("open for damage");
     handle.seek(SeekFrom::Start(8_192)).expect("seek");
     handle.write_all(&[0u8; 16 * 1024]).expect("zeros");
+}
+
+/// The text of every content block of a tool result, joined by newlines; `None` when
+/// the result has no content list.
+fn content_text(result: &serde_json::Value) -> Option<String> {
+    let blocks = result["content"].as_array()?;
+    Some(
+        blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
 }
