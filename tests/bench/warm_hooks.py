@@ -33,31 +33,15 @@ import sys
 import tempfile
 import time
 
+# The golden `input` templates are filled the way the older bench fills them.
+from served_hooks import interpolate
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 GOLDEN = os.path.join(REPO, "tests", "golden", "claude-code")
 CASES = ["curl", "git-status", "read-large", "webfetch", "grep", "sudo-chain",
          "read-small", "posttooluse-bash"]
 STEADY_CASES = ["curl", "git-status", "read-large", "webfetch", "grep", "sudo-chain",
                 "posttooluse-bash"]
-
-
-def interpolate(template, payload):
-    if isinstance(template, str):
-        def value(match):
-            found = payload
-            for key in match.group(1).split("."):
-                found = found.get(key) if isinstance(found, dict) else None
-            if found is None:
-                return ""
-            if isinstance(found, (dict, list)):
-                return json.dumps(found, separators=(",", ":"))
-            return str(found)
-        return re.sub(r"\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}", value, template)
-    if isinstance(template, list):
-        return [interpolate(t, payload) for t in template]
-    if isinstance(template, dict):
-        return {k: interpolate(v, payload) for k, v in template.items()}
-    return template
 
 
 def ms(seconds):
