@@ -103,14 +103,9 @@ mod tests {
         let path = std::env::join_paths([Path::new("relative"), dir]).expect("join");
         let found = find_on_path(&stem, &path).expect("found");
         assert_eq!(found.file_stem(), exe.file_stem());
-        let text = root_text_file();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = dir.path().join("notes.txt");
+        std::fs::write(&text, "x").expect("write");
         assert!(!is_executable(&text));
-    }
-
-    fn root_text_file() -> PathBuf {
-        let dir = tempfile::tempdir().expect("tempdir").keep();
-        let path = dir.join("notes.txt");
-        std::fs::write(&path, "x").expect("write");
-        path
     }
 }
