@@ -15,6 +15,7 @@ mod install;
 mod model;
 mod openclaw;
 mod opencode;
+mod parallel;
 mod pi;
 mod script;
 mod served;
@@ -42,6 +43,18 @@ fn claude_code_2_1_332_hooks_fail_open_when_the_server_is_gone() {
 #[test]
 fn claude_code_2_1_332_hooks_fail_open_when_the_server_hangs() {
     session::run_with(&agents::CLAUDE_DEFERRED, session::Variation::ServerSilent).assert_all();
+}
+
+/// A first turn of 8 tool calls at once: a burst of PreToolUse hooks at the fresh
+/// server, each of which must be applied (issue 30).
+#[test]
+fn claude_code_2_1_332_first_turn_with_8_parallel_calls() {
+    session::run_script(
+        &agents::CLAUDE_DEFERRED,
+        session::Variation::AsSetUp,
+        model::Script::ParallelFirstTurn,
+    )
+    .assert_all();
 }
 
 #[test]

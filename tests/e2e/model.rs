@@ -1,7 +1,8 @@
 //! The scripted model server: routes each request to its provider's wire format, answers
-//! the agent's main loop from `script`, side requests (titles, routing, checks) with a
-//! short text, and serves the fixture the scripted `curl` fetches.
+//! the agent's main loop from `script` (or `parallel`), side requests (titles, routing,
+//! checks) with a short text, and serves the fixture the scripted `curl` fetches.
 
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
@@ -59,20 +60,36 @@ const REPORTED_PROMPT_TOKENS: u64 = 1200;
 /// (Claude Code's context window, Gemini CLI's half of 1M, Codex's configured limit).
 const COMPACTION_TRIGGER_TOKENS: u64 = 950_000;
 
-/// Starts the server; the fixture's URL is known once the port is.
-pub fn start() -> Server {
+/// What the model does in the main loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    /// The tour of `script`: the shell redirect, the `ctx_*` tools, a compaction.
+    Tour,
+    /// `parallel`: a first turn of several calls at once, then a closing text.
+    ParallelFirstTurn,
+}
+
+/// Starts the server; the fixture's URL is known once the port is. `project` is the
+/// agent's working directory (the parallel script reads files there).
+pub fn start(scripted: Script, project: &Path) -> Server {
     let port: Arc<OnceLock<u16>> = Arc::default();
     let handler_port = Arc::clone(&port);
+    let project = project.to_path_buf();
     let handler: Arc<Handler> = Arc::new(move |request: &Request| {
         let port = handler_port.get().copied().unwrap_or_default();
-        answer(request, &format!("http://127.0.0.1:{port}{FIXTURE_PATH}"))
+        answer(
+            request,
+            &format!("http://127.0.0.1:{port}"),
+            scripted,
+            &project,
+        )
     });
     let server = Server::start(handler);
     let _ = port.set(server.port);
     server
 }
 
-fn answer(request: &Request, fixture_url: &str) -> Reply {
+fn answer(request: &Request, base: &str, scripted: Script, project: &Path) -> Reply {
     let path = request.path();
     if request.method == "GET" && path == FIXTURE_PATH {
         return Reply::text(200, FIXTURE_BODY);
@@ -93,8 +110,10 @@ fn answer(request: &Request, fixture_url: &str) -> Reply {
     let mut tokens = REPORTED_PROMPT_TOKENS;
     let turn = if script::is_compaction(&exchange) {
         Turn::Text(script::COMPACT_SUMMARY.to_owned())
+    } else if scripted == Script::ParallelFirstTurn && script::shell_tool(&exchange).is_some() {
+        crate::parallel::answer(&exchange, base, project)
     } else if script::shell_tool(&exchange).is_some() {
-        let answer = script::answer(&exchange, fixture_url);
+        let answer = script::answer(&exchange, &format!("{base}{FIXTURE_PATH}"));
         // Neither OpenAI-compatible client's compaction is asserted, and both refuse a
         // prompt past their model's window (Qwen Code: "Context is too large to send").
         if answer.compact_next && provider != Provider::Chat {

@@ -111,82 +111,171 @@ fn stores(home: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// (event, runs) of the hook timings and the journal's row count, over every store.
-fn store_rows(home: &Path) -> Result<(Vec<(String, i64)>, i64), String> {
-    let mut timings = Vec::new();
-    let mut journal = 0;
+/// What the store shows after a session, over every store.
+struct StoreRows {
+    /// (event, runs) of the hook timings.
+    timings: Vec<(String, i64)>,
+    /// The journal's row count.
+    journal: i64,
+    /// (recorded at in ms, duration in µs) of each served PreToolUse.
+    served_pre: Vec<(i64, i64)>,
+}
+
+impl StoreRows {
+    fn runs(&self, event: &str) -> i64 {
+        self.timings
+            .iter()
+            .filter(|(e, _)| e == event)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The most served PreToolUse hooks that were running at one time.
+    fn most_served_pre_at_once(&self) -> usize {
+        let spans: Vec<(i64, i64)> = self
+            .served_pre
+            .iter()
+            .map(|(end_ms, us)| (end_ms * 1000 - us, end_ms * 1000))
+            .collect();
+        spans
+            .iter()
+            .map(|(start, _)| {
+                spans
+                    .iter()
+                    .filter(|(s, e)| s <= start && start <= e)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+fn store_rows(home: &Path) -> Result<StoreRows, String> {
+    let mut rows = StoreRows {
+        timings: Vec::new(),
+        journal: 0,
+        served_pre: Vec::new(),
+    };
     for path in stores(home) {
         let db = rusqlite::Connection::open_with_flags(
             &path,
             rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
         )
         .map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut query = db
-            .prepare("SELECT event, count(*) FROM hook_timings WHERE platform = 'claude-code' GROUP BY event")
-            .map_err(|e| e.to_string())?;
-        let rows = query
-            .query_map([], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
-            })
-            .map_err(|e| e.to_string())?;
-        for row in rows {
-            timings.push(row.map_err(|e| e.to_string())?);
-        }
-        journal += db
+        rows.timings.extend(query(
+            &db,
+            "SELECT event, count(*) FROM hook_timings WHERE platform = 'claude-code' GROUP BY event",
+        )?);
+        rows.served_pre.extend(query(
+            &db,
+            "SELECT created_at, duration_us FROM hook_timings WHERE platform = 'claude-code' AND event = 'pretooluse (served)'",
+        )?);
+        rows.journal += db
             .query_row("SELECT count(*) FROM journal", [], |row| {
                 row.get::<_, i64>(0)
             })
             .map_err(|e| e.to_string())?;
     }
-    Ok((timings, journal))
+    Ok(rows)
+}
+
+/// The two columns of each row `sql` selects.
+fn query<A: rusqlite::types::FromSql, B: rusqlite::types::FromSql>(
+    db: &rusqlite::Connection,
+    sql: &str,
+) -> Result<Vec<(A, B)>, String> {
+    let mut statement = db.prepare(sql).map_err(|e| e.to_string())?;
+    statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .map_err(|e| e.to_string())?
+        .map(|row| row.map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// The store's rows, or a failed check saying why they cannot be read.
+fn read_store(home: &Path, checks: &mut Vec<Check>) -> Option<StoreRows> {
+    store_rows(home)
+        .map_err(|e| {
+            checks.push(Check {
+                name: "the store shows the served hooks",
+                failure: Some(e),
+            })
+        })
+        .ok()
+}
+
+fn no_hook_process_check(rows: &StoreRows) -> Check {
+    let spawned: Vec<&str> = SERVED
+        .iter()
+        .map(|(_, cli)| *cli)
+        .chain(["posttoolusefailure"])
+        .filter(|cli| rows.runs(cli) > 0)
+        .collect();
+    Check {
+        name: "no cm hook process ran for a tool event",
+        failure: (!spawned.is_empty()).then(|| {
+            format!(
+                "cm hook processes timed for {spawned:?}; timings: {:?}",
+                rows.timings
+            )
+        }),
+    }
 }
 
 /// After a session with served hooks: the store shows the served calls and no `cm hook`
 /// process for the tool events, and the journal has rows.
 pub fn served_checks(home: &Path, _project: &Path) -> Vec<Check> {
     let mut checks = vec![setup_chose_the_server(home)];
-    let (timings, journal) = match store_rows(home) {
-        Ok(rows) => rows,
-        Err(e) => {
-            checks.push(Check {
-                name: "the store shows the served hooks",
-                failure: Some(e),
-            });
-            return checks;
-        }
-    };
-    let runs = |event: &str| {
-        timings
-            .iter()
-            .filter(|(e, _)| e == event)
-            .map(|(_, n)| n)
-            .sum::<i64>()
+    let Some(rows) = read_store(home, &mut checks) else {
+        return checks;
     };
     let missing: Vec<&str> = SERVED
         .iter()
         .map(|(_, cli)| *cli)
-        .filter(|cli| runs(&format!("{cli} (served)")) == 0)
+        .filter(|cli| rows.runs(&format!("{cli} (served)")) == 0)
         .collect();
     checks.push(Check {
         name: "the server answered PreToolUse and PostToolUse",
-        failure: (!missing.is_empty())
-            .then(|| format!("no served timing for {missing:?}; timings: {timings:?}")),
+        failure: (!missing.is_empty()).then(|| {
+            format!(
+                "no served timing for {missing:?}; timings: {:?}",
+                rows.timings
+            )
+        }),
     });
-    let spawned: Vec<&str> = SERVED
-        .iter()
-        .map(|(_, cli)| *cli)
-        .chain(["posttoolusefailure"])
-        .filter(|cli| runs(cli) > 0)
-        .collect();
-    checks.push(Check {
-        name: "no cm hook process ran for a tool event",
-        failure: (!spawned.is_empty())
-            .then(|| format!("cm hook processes timed for {spawned:?}; timings: {timings:?}")),
-    });
+    checks.push(no_hook_process_check(&rows));
     checks.push(Check {
         name: "the served hooks wrote journal rows",
-        failure: (journal == 0).then(|| format!("the journal is empty; timings: {timings:?}")),
+        failure: (rows.journal == 0)
+            .then(|| format!("the journal is empty; timings: {:?}", rows.timings)),
     });
+    checks
+}
+
+/// After a burst of `calls` tool calls whose PreToolUse hooks are all served: the store
+/// timed exactly that many served PreToolUse and no `cm hook` process for a tool event.
+/// Prints how many of them ran at one time.
+pub fn burst_checks(home: &Path, calls: usize) -> Vec<Check> {
+    let mut checks = vec![setup_chose_the_server(home)];
+    let Some(rows) = read_store(home, &mut checks) else {
+        return checks;
+    };
+    println!(
+        "e2e: the server ran up to {} of {} served PreToolUse hooks at one time",
+        rows.most_served_pre_at_once(),
+        rows.served_pre.len()
+    );
+    checks.push(Check {
+        name: "the server answered a PreToolUse hook for each call",
+        failure: (rows.served_pre.len() != calls).then(|| {
+            format!(
+                "{} served PreToolUse timed for {calls} calls; timings: {:?}",
+                rows.served_pre.len(),
+                rows.timings
+            )
+        }),
+    });
+    checks.push(no_hook_process_check(&rows));
     checks
 }
 

@@ -14,7 +14,7 @@ use crate::checks::{
     Check, checks, compaction_check, excerpt, hook_replies_check, mcp_list_check, session_mcp_check,
 };
 use crate::http::Request;
-use crate::model::{self, Provider};
+use crate::model::{self, Provider, Script};
 use crate::script;
 
 /// A guard, not an assertion: an agent still running after this is stopped and the test
@@ -49,6 +49,12 @@ pub fn run(agent: &Agent) -> Session {
 }
 
 pub fn run_with(agent: &Agent, variation: Variation) -> Session {
+    run_script(agent, variation, Script::Tour)
+}
+
+/// Runs `agent` on `scripted`: the tour's checks, the fail-open ones for a variation of
+/// the tour, the parallel script's own (`parallel::checks`) whatever the variation.
+pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Session {
     let path = agent.path().unwrap_or_else(|line| panic!("{line}"));
     let executable = crate::install::installed_on(agent.package, agent.version, agent.bin, &path)
         .unwrap_or_else(|line| panic!("{line}"));
@@ -59,7 +65,7 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
     };
     let home = canon(dir.path().join("home"));
     let project = canon(dir.path().join("project"));
-    let server = model::start();
+    let server = model::start(scripted, &project);
     let base = server.base();
 
     let version = capture(plain(
@@ -98,6 +104,9 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
         Variation::ServerGone => crate::served::point_server_nowhere(&home),
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
+    if scripted == Script::ParallelFirstTurn {
+        crate::parallel::prepare(&project);
+    }
 
     let run_agent = |args: &[&str]| {
         let command = &mut Command::new(&executable);
@@ -117,7 +126,7 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
     };
     let mut output = run(PROMPT, None);
     let took = started.elapsed();
-    if agent.compacts_on_resume() {
+    if scripted == Script::Tour && agent.compacts_on_resume() {
         // Claude Code and Copilot CLI do not compact on their own within a `-p` turn;
         // `/compact` on the resumed session does, and the next resumed run shows what
         // the model gets.
@@ -133,33 +142,28 @@ pub fn run_with(agent: &Agent, variation: Variation) -> Session {
         }
     }
     let requests = server.requests();
-    if variation != Variation::AsSetUp {
-        let checks = crate::served::fail_open_checks(&requests, &home, &output);
-        drop(dir);
-        return Session {
-            label: agent.label(),
-            version,
-            took,
-            output,
-            requests,
-            checks,
-        };
-    }
-    let mut checks = checks(&requests);
-    checks.extend(after_setup);
-    if agent.compacts() {
-        checks.push(compaction_check(&requests));
-    }
-    if agent.host == Host::Claude {
-        checks.push(hook_replies_check(&output.stdout));
-    }
-    if agent.setup_sees_agent && agent.host == Host::Claude {
-        checks.extend(crate::served::served_checks(&home, &project));
-    }
-    if let Some((args, expect, listing)) = listed {
-        checks.push(mcp_list_check(agent.bin, args, expect, &listing));
-        checks.push(session_mcp_check(&output.stdout));
-    }
+    let checks = if scripted == Script::ParallelFirstTurn {
+        crate::parallel::checks(&requests, &base, &project, &home, &output)
+    } else if variation != Variation::AsSetUp {
+        crate::served::fail_open_checks(&requests, &home, &output)
+    } else {
+        let mut checks = checks(&requests);
+        checks.extend(after_setup);
+        if agent.compacts() {
+            checks.push(compaction_check(&requests));
+        }
+        if agent.host == Host::Claude {
+            checks.push(hook_replies_check(&output.stdout));
+        }
+        if agent.setup_sees_agent && agent.host == Host::Claude {
+            checks.extend(crate::served::served_checks(&home, &project));
+        }
+        if let Some((args, expect, listing)) = listed {
+            checks.push(mcp_list_check(agent.bin, args, expect, &listing));
+            checks.push(session_mcp_check(&output.stdout));
+        }
+        checks
+    };
     drop(dir);
     Session {
         label: agent.label(),

@@ -91,7 +91,13 @@ pub enum Turn {
         args: Value,
     },
     Text(String),
+    /// Several calls in one assistant message, each a `Call` (Claude Code runs the
+    /// concurrency-safe ones at once); only the Anthropic wire renders it.
+    Parallel(Vec<Turn>),
 }
+
+/// Why a wire other than Anthropic's refuses a `Turn::Parallel`.
+pub const PARALLEL_IS_ANTHROPIC_ONLY: &str = "only the Anthropic wire renders parallel calls";
 
 impl Turn {
     /// A call of `name` as offered (Codex's namespaced form when it is one).

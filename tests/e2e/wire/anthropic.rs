@@ -90,65 +90,80 @@ fn deferred_names(context: &str) -> Vec<String> {
         .collect()
 }
 
-/// The answer: a JSON message, or its SSE stream when the request asked for one.
+/// The answer: a JSON message, or its SSE stream when the request asked for one; a
+/// `Turn::Parallel` is one message with a block per call.
 pub fn render(turn: &Turn, model: &str, stream: bool, input_tokens: u64) -> (String, bool) {
     // Every message its own id: Claude Code groups a conversation's rounds by it.
     static NEXT_ID: AtomicU64 = AtomicU64::new(1);
     let id = format!("msg_e2e_{}", NEXT_ID.fetch_add(1, Ordering::Relaxed));
-    let (block, stop) = match turn {
-        Turn::Call { id, name, args, .. } => (
-            json!({"type": "tool_use", "id": id, "name": name, "input": args}),
-            "tool_use",
-        ),
-        Turn::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
+    let turns = match turn {
+        Turn::Parallel(turns) => turns.as_slice(),
+        single => std::slice::from_ref(single),
+    };
+    let stop = match turn {
+        Turn::Text(_) => "end_turn",
+        _ => "tool_use",
     };
     let usage = json!({"input_tokens": input_tokens, "output_tokens": 16});
     if !stream {
+        let content: Vec<Value> = turns.iter().map(|t| block(t).0).collect();
         let message = json!({
             "id": id, "type": "message", "role": "assistant", "model": model,
-            "content": [block], "stop_reason": stop, "stop_sequence": null, "usage": usage,
+            "content": content, "stop_reason": stop, "stop_sequence": null, "usage": usage,
         });
         return (message.to_string(), false);
     }
-    let (start, delta) = match turn {
-        Turn::Call { id, name, args, .. } => (
-            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
-            json!({"type": "input_json_delta", "partial_json": args.to_string()}),
-        ),
-        Turn::Text(text) => (
-            json!({"type": "text", "text": ""}),
-            json!({"type": "text_delta", "text": text}),
-        ),
-    };
-    let events = [
-        (
-            "message_start",
-            json!({"type": "message_start", "message": {
-                "id": id, "type": "message", "role": "assistant", "model": model,
-                "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}}),
-        ),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": start}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
-        ),
-        (
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ),
+    let mut events = vec![(
+        "message_start",
+        json!({"type": "message_start", "message": {
+            "id": id, "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}}),
+    )];
+    for (index, turn) in turns.iter().enumerate() {
+        let (_, start, delta) = block(turn);
+        events.extend([
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": index, "content_block": start}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index, "delta": delta}),
+            ),
+            (
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": index}),
+            ),
+        ]);
+    }
+    events.extend([
         (
             "message_delta",
             json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
                    "usage": {"output_tokens": 16}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
-    ];
+    ]);
     let body = events
         .iter()
         .map(|(event, data)| format!("event: {event}\ndata: {data}\n\n"))
         .collect();
     (body, true)
+}
+
+/// One content block: whole, and as a stream starts it and its one delta.
+fn block(turn: &Turn) -> (Value, Value, Value) {
+    match turn {
+        Turn::Call { id, name, args, .. } => (
+            json!({"type": "tool_use", "id": id, "name": name, "input": args}),
+            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": args.to_string()}),
+        ),
+        Turn::Text(text) => (
+            json!({"type": "text", "text": text}),
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": text}),
+        ),
+        Turn::Parallel(_) => panic!("a parallel turn holds calls, not parallel turns"),
+    }
 }

@@ -100,6 +100,7 @@ pub fn render(turn: &Turn, model: &str, stream: bool, prompt_tokens: u64) -> (St
             "tool_calls",
         ),
         Turn::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
+        Turn::Parallel(_) => panic!("{}", super::PARALLEL_IS_ANTHROPIC_ONLY),
     };
     let usage = json!({"prompt_tokens": prompt_tokens, "completion_tokens": 16,
                        "total_tokens": prompt_tokens + 16});

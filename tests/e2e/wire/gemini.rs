@@ -86,6 +86,7 @@ pub fn render(turn: &Turn, stream: bool, prompt_tokens: u64) -> (String, bool) {
             json!({"functionCall": {"id": id, "name": name, "args": args}})
         }
         Turn::Text(text) => json!({"text": text}),
+        Turn::Parallel(_) => panic!("{}", super::PARALLEL_IS_ANTHROPIC_ONLY),
     };
     let response = json!({
         "candidates": [{"content": {"role": "model", "parts": [part]},

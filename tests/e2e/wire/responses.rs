@@ -94,6 +94,7 @@ pub fn render(turn: &Turn, total_tokens: u64) -> String {
         }
         Turn::Text(text) => json!({"type": "message", "role": "assistant", "id": "msg_e2e",
                                    "content": [{"type": "output_text", "text": text}]}),
+        Turn::Parallel(_) => panic!("{}", super::PARALLEL_IS_ANTHROPIC_ONLY),
     };
     let events = [
         json!({"type": "response.created", "response": {"id": "resp_e2e"}}),
