@@ -61,6 +61,21 @@ pub fn detach(command: &mut std::process::Command) {
     os::detach(command);
 }
 
+/// The pid of a child that has already exited and been waited for: this test binary
+/// listing its tests, which every OS can run (no `true` on Windows).
+#[cfg(test)]
+pub fn exited_child_pid() -> u32 {
+    let exe = std::env::current_exe().expect("test binary");
+    let mut child = std::process::Command::new(exe)
+        .arg("--list")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the test binary");
+    let pid = child.id();
+    child.wait().expect("wait");
+    pid
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,14 +93,6 @@ mod tests {
 
     #[test]
     fn a_finished_child_is_not_running() {
-        let exe = std::env::current_exe().expect("exe");
-        let mut child = std::process::Command::new(exe)
-            .arg("--list")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("spawn");
-        let pid = child.id();
-        child.wait().expect("wait");
-        assert!(!is_running(pid, None));
+        assert!(!is_running(exited_child_pid(), None));
     }
 }
