@@ -539,7 +539,7 @@ fn compare_versions(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn fake_program(dir: &Path, name: &str, script: &str) {
@@ -640,9 +640,17 @@ mod tests {
         );
     }
 
+    /// `root` joined with each `/`-separated part of `rel`: the path the lookup builds
+    /// itself, so it compares and displays the same on every OS (Windows shows a
+    /// `root.join("a/b")` as `root\a/b`).
+    pub(crate) fn under(root: &Path, rel: &str) -> PathBuf {
+        rel.split('/')
+            .fold(root.to_path_buf(), |path, part| path.join(part))
+    }
+
     /// A file at `root/rel` (directories made), for fake Windows trees.
-    fn touch(root: &Path, rel: &str) -> PathBuf {
-        let path = root.join(rel);
+    pub(crate) fn touch(root: &Path, rel: &str) -> PathBuf {
+        let path = under(root, rel);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(&path, "").expect("write");
         path
@@ -650,10 +658,10 @@ mod tests {
 
     /// A Windows lookup over a fake tree: `PATH` entries relative to `root`, the
     /// install variables pointing into it.
-    fn windows(root: &Path, path: &[&str], pathext: Option<&str>) -> Lookup {
+    pub(crate) fn windows(root: &Path, path: &[&str], pathext: Option<&str>) -> Lookup {
         let path = path
             .iter()
-            .map(|dir| root.join(dir).to_string_lossy().into_owned())
+            .map(|dir| under(root, dir).to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join(";");
         let vars = vec![
@@ -664,7 +672,7 @@ mod tests {
             ),
             (
                 "LOCALAPPDATA".to_string(),
-                root.join("Users/Jane Doe/AppData/Local"),
+                under(root, "Users/Jane Doe/AppData/Local"),
             ),
         ];
         Lookup::new(Os::Windows, Some(OsStr::new(&path)), pathext, vars)
@@ -848,9 +856,9 @@ mod tests {
         assert_eq!(
             found,
             [
-                ("py", root.join("Py/py.exe").as_path()),
-                ("python", root.join("Apps/python.exe").as_path()),
-                ("python3", root.join("Apps/python3.exe").as_path()),
+                ("py", under(root, "Py/py.exe").as_path()),
+                ("python", under(root, "Apps/python.exe").as_path()),
+                ("python3", under(root, "Apps/python3.exe").as_path()),
             ]
         );
         // Each Windows candidate is probed (the Store stub prints no version).
@@ -861,13 +869,17 @@ mod tests {
                 .filter(|c| c.os.as_deref() == Some(&["windows".to_string()][..]))
                 .any(|c| c.command == *command && c.probe.is_some())
         }));
-        // On Linux the Windows-only launcher is never taken, even when present.
-        fake_program(dir.path(), "py", "exit 0");
-        fake_program(dir.path(), "python3", "exit 0");
-        let runtimes = Runtimes::from_specs_with(
-            vec![embedded("python")],
-            &Lookup::new(Os::Linux, Some(dir.path().as_os_str()), None, Vec::new()),
-        );
+        // On Linux the Windows-only launcher is never taken, even when present. The
+        // files are apart from `Py/` (one name on a case-insensitive file system) and
+        // count as programs by being there, whatever the host's execute rules.
+        touch(root, "bin/py");
+        let python3 = touch(root, "bin/python3");
+        let bin = python3.parent().expect("bin");
+        let linux = Lookup {
+            is_program: Path::is_file,
+            ..Lookup::new(Os::Linux, Some(bin.as_os_str()), None, Vec::new())
+        };
+        let runtimes = Runtimes::from_specs_with(vec![embedded("python")], &linux);
         let resolved = runtimes.resolve("python").expect("python3");
         assert_eq!(resolved.candidate().command, "python3");
     }
