@@ -548,6 +548,15 @@ pub(crate) mod tests {
         crate::platform::fs::set_mode_bits(&path, 0o755).expect("chmod");
     }
 
+    /// A program `name` in `dir` that this OS's lookup finds but that is never run:
+    /// `name.exe` on Windows (found by its extension), else `name` with execute bits.
+    fn never_run_program(dir: &Path, name: &str) -> PathBuf {
+        let path = dir.join(Os::current().executable_name(name));
+        std::fs::write(&path, "").expect("write");
+        crate::platform::fs::set_mode_bits(&path, 0o755).expect("chmod");
+        path
+    }
+
     fn spec(text: &str) -> RuntimeSpec {
         RuntimeSpec::parse("test.toml", text).expect("spec")
     }
@@ -555,8 +564,8 @@ pub(crate) mod tests {
     #[test]
     fn first_candidate_on_path_wins_and_aliases_resolve() {
         let dir = tempfile::tempdir().expect("tempdir");
-        fake_program(dir.path(), "second", "exit 0");
-        fake_program(dir.path(), "third", "exit 0");
+        let second = never_run_program(dir.path(), "second");
+        never_run_program(dir.path(), "third");
         let lang = spec(
             "name = \"demo\"\naliases = [\"dm\"]\nextension = \"d\"\n\
              [[candidates]]\ncommand = \"first\"\nrun = [\"{cmd}\"]\n\
@@ -565,14 +574,14 @@ pub(crate) mod tests {
         );
         let runtimes = Runtimes::from_specs(vec![lang], Some(dir.path().as_os_str()));
         let resolved = runtimes.resolve(" DM ").expect("resolves");
-        assert_eq!(resolved.program, dir.path().join("second"));
+        assert_eq!(resolved.program, second);
         assert_eq!(resolved.candidate().command, "second");
     }
 
     #[test]
     fn unavailable_and_unknown_languages_name_what_is_available() {
         let dir = tempfile::tempdir().expect("tempdir");
-        fake_program(dir.path(), "have", "exit 0");
+        never_run_program(dir.path(), "have");
         let have = spec(
             "name = \"have\"\nextension = \"h\"\n[[candidates]]\ncommand = \"have\"\nrun = [\"{cmd}\"]\n",
         );
