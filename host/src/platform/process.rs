@@ -76,9 +76,37 @@ pub fn exited_child_pid() -> u32 {
     pid
 }
 
+/// Set in the child [`running_child`] starts: its test waits for stdin to close.
+#[cfg(test)]
+const WAIT_FOR_STDIN_ENV: &str = "CM_TEST_WAIT_FOR_STDIN";
+
+/// A child that runs until it is killed or its stdin closes: this test binary running
+/// [`tests::waits_for_stdin_when_asked`], which every OS can run (no `sleep` on Windows).
+#[cfg(test)]
+pub fn running_child() -> std::process::Child {
+    std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "platform::process::tests::waits_for_stdin_when_asked",
+        ])
+        .env(WAIT_FOR_STDIN_ENV, "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the test binary")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Does nothing, except in the child of [`running_child`].
+    #[test]
+    fn waits_for_stdin_when_asked() {
+        if std::env::var_os(WAIT_FOR_STDIN_ENV).is_some() {
+            let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());
+        }
+    }
 
     #[test]
     fn this_process_is_found_running_and_a_wrong_start_is_not() {
