@@ -229,22 +229,24 @@ mod tests {
 
     #[test]
     fn absolute_dir_wins() {
+        // Absolute on this OS (`/data/cm` is not absolute on Windows).
+        let configured = std::env::temp_dir().join("cm");
         assert_eq!(
             data_root_from(
-                Some("/data/cm".into()),
-                Some("/v/2".into()),
-                Some("/home/u".into())
+                Some(configured.clone().into_os_string()),
+                Some(std::env::temp_dir().join("v2")),
+                Some(std::env::temp_dir().join("u"))
             ),
-            Ok(PathBuf::from("/data/cm"))
+            Ok(configured)
         );
     }
 
     #[test]
     fn the_2_0_name_expands_the_tilde_and_makes_a_relative_path_absolute() {
-        let home = Some(PathBuf::from("/home/u"));
+        let home = Some(std::env::temp_dir().join("u"));
         assert_eq!(
             data_dir_2_0(Some("~/ctx".into()), home.clone()),
-            Some(PathBuf::from("/home/u/ctx"))
+            Some(std::env::temp_dir().join("u").join("ctx"))
         );
         assert_eq!(data_dir_2_0(Some("  ".into()), home.clone()), None);
         let relative = data_dir_2_0(Some("rel/ctx".into()), home.clone()).expect("absolute");
@@ -252,10 +254,8 @@ mod tests {
             relative.is_absolute() && relative.ends_with("rel/ctx"),
             "{relative:?}"
         );
-        assert_eq!(
-            data_root_from(None, Some("/var/ctx".into()), home),
-            Ok(PathBuf::from("/var/ctx"))
-        );
+        let second = std::env::temp_dir().join("ctx");
+        assert_eq!(data_root_from(None, Some(second.clone()), home), Ok(second));
     }
 
     #[test]

@@ -83,11 +83,7 @@ mod tests {
         let root = tempfile::tempdir().expect("tempdir");
         let dir = crate::paths::servers_dir(root.path());
         std::fs::create_dir_all(&dir).expect("mkdir");
-        let mut child = std::process::Command::new("true")
-            .spawn()
-            .expect("spawn true");
-        let pid = child.id();
-        child.wait().expect("wait");
+        let pid = crate::platform::process::exited_child_pid();
         std::fs::write(
             dir.join(format!("{pid}.json")),
             format!(r#"{{"pid":{pid},"start_ticks":null,"version":"0"}}"#),

@@ -61,7 +61,7 @@ pub fn info_for(repo: &Path) -> UpgradeInfo {
         ));
         commands.push(format!(
             "{} upgrade",
-            shell_word(&cargo_bin().join("cm").display().to_string())
+            shell_word(&installed_cm().display().to_string())
         ));
     }
     UpgradeInfo {
@@ -137,6 +137,11 @@ fn cargo_bin() -> PathBuf {
         .join("bin")
 }
 
+/// The `cm` that `cargo install` writes (`cm.exe` on Windows).
+fn installed_cm() -> PathBuf {
+    cargo_bin().join(crate::platform::Os::current().executable_name("cm"))
+}
+
 /// A path as one shell word: bare when safe, else single-quoted.
 fn shell_word(word: &str) -> String {
     if word
@@ -164,7 +169,10 @@ mod tests {
                 .iter()
                 .any(|c| c.starts_with("cargo install --locked --path "))
         );
-        assert!(info.commands.last().unwrap().ends_with("/cm upgrade"));
+        // The binary cargo installed, by its file name on this OS (`cm.exe` on Windows).
+        let cm = cargo_bin().join(crate::platform::Os::current().executable_name("cm"));
+        let upgrade = format!("{} upgrade", shell_word(&cm.display().to_string()));
+        assert_eq!(info.commands.last(), Some(&upgrade));
     }
 
     #[test]

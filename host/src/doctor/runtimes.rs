@@ -276,26 +276,15 @@ mod tests {
 
     #[test]
     fn on_windows_the_shell_row_names_git_bash_or_warns_about_the_fallback() {
+        use crate::sandbox::detect::tests::{touch, windows};
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
-        let touch = |rel: &str| {
-            let path = root.join(rel);
-            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-            std::fs::write(&path, "").expect("write");
-            path
-        };
         let shell: RuntimeSpec = catalog::embedded()
             .into_iter()
             .find(|s| s.name == "shell")
             .expect("shell");
         let row = |path: &[&str]| {
-            let path = path
-                .iter()
-                .map(|d| root.join(d).to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(";");
-            let vars = vec![("ProgramFiles".to_string(), root.join("Program Files"))];
-            let lookup = Lookup::new(Os::Windows, Some(OsStr::new(&path)), None, vars);
+            let lookup = windows(root, path, None);
             let runtimes = Runtimes::from_specs_with(vec![shell.clone()], &lookup);
             let deadline = Instant::now() + Duration::from_secs(2);
             language_check(&runtimes, &shell, OsStr::new(""), Os::Windows, deadline)
@@ -312,7 +301,7 @@ mod tests {
             none.fix.as_deref(),
             Some("winget install --id Git.Git -e --source winget")
         );
-        let cmd = touch("Windows/System32/cmd.exe");
+        let cmd = touch(root, "Windows/System32/cmd.exe");
         let fallback = row(&["Windows/System32"]);
         assert_eq!(fallback.status, super::super::Status::Warn);
         assert!(
@@ -331,7 +320,7 @@ mod tests {
                 .as_deref()
                 .is_some_and(|f| f.contains("Git.Git"))
         );
-        let bash = touch("Program Files/Git/bin/bash.exe");
+        let bash = touch(root, "Program Files/Git/bin/bash.exe");
         let git_bash = row(&["Windows/System32"]);
         assert_eq!(git_bash.status, super::super::Status::Pass);
         assert!(

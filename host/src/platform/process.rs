@@ -61,9 +61,52 @@ pub fn detach(command: &mut std::process::Command) {
     os::detach(command);
 }
 
+/// The pid of a child that has already exited and been waited for: this test binary
+/// listing its tests, which every OS can run (no `true` on Windows).
+#[cfg(test)]
+pub fn exited_child_pid() -> u32 {
+    let exe = std::env::current_exe().expect("test binary");
+    let mut child = std::process::Command::new(exe)
+        .arg("--list")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the test binary");
+    let pid = child.id();
+    child.wait().expect("wait");
+    pid
+}
+
+/// Set in the child [`running_child`] starts: its test waits for stdin to close.
+#[cfg(test)]
+const WAIT_FOR_STDIN_ENV: &str = "CM_TEST_WAIT_FOR_STDIN";
+
+/// A child that runs until it is killed or its stdin closes: this test binary running
+/// [`tests::waits_for_stdin_when_asked`], which every OS can run (no `sleep` on Windows).
+#[cfg(test)]
+pub fn running_child() -> std::process::Child {
+    std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "platform::process::tests::waits_for_stdin_when_asked",
+        ])
+        .env(WAIT_FOR_STDIN_ENV, "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the test binary")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Does nothing, except in the child of [`running_child`].
+    #[test]
+    fn waits_for_stdin_when_asked() {
+        if std::env::var_os(WAIT_FOR_STDIN_ENV).is_some() {
+            let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());
+        }
+    }
 
     #[test]
     fn this_process_is_found_running_and_a_wrong_start_is_not() {
@@ -78,14 +121,6 @@ mod tests {
 
     #[test]
     fn a_finished_child_is_not_running() {
-        let exe = std::env::current_exe().expect("exe");
-        let mut child = std::process::Command::new(exe)
-            .arg("--list")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("spawn");
-        let pid = child.id();
-        child.wait().expect("wait");
-        assert!(!is_running(pid, None));
+        assert!(!is_running(exited_child_pid(), None));
     }
 }

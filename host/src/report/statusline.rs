@@ -96,13 +96,22 @@ mod tests {
 
     #[test]
     fn the_status_json_is_read_leniently() {
+        // Absolute on this OS (`/tmp/x` is not absolute on Windows).
+        let dir = |name: &str| std::env::temp_dir().join(name);
         let input = StatusInput::parse(
-            r#"{"session_id":"abc","cwd":"/tmp/x","workspace":{"current_dir":"/tmp/y","project_dir":"/tmp/p"}}"#,
+            &serde_json::json!({
+                "session_id": "abc",
+                "cwd": dir("x"),
+                "workspace": {"current_dir": dir("y"), "project_dir": dir("p")},
+            })
+            .to_string(),
         );
         assert_eq!(input.session_id.as_deref(), Some("abc"));
-        assert_eq!(input.project_dir, Some(PathBuf::from("/tmp/p")));
-        let input = StatusInput::parse(r#"{"cwd":"/tmp/x","workspace":{"current_dir":"rel"}}"#);
-        assert_eq!(input.project_dir, Some(PathBuf::from("/tmp/x")));
+        assert_eq!(input.project_dir, Some(dir("p")));
+        let input = StatusInput::parse(
+            &serde_json::json!({"cwd": dir("x"), "workspace": {"current_dir": "rel"}}).to_string(),
+        );
+        assert_eq!(input.project_dir, Some(dir("x")));
         assert_eq!(StatusInput::parse("not json"), StatusInput::default());
         assert_eq!(StatusInput::parse(""), StatusInput::default());
         assert_eq!(

@@ -371,20 +371,20 @@ mod tests {
 
     #[test]
     fn cache_alternatives_take_the_first_that_resolves() {
-        let env = vec![(OsString::from("GOCACHE"), OsString::from("/c/go"))];
-        let home = Some(Path::new("/h"));
+        // Absolute on this OS (`/c/go` is not absolute on Windows).
+        let go = std::env::temp_dir().join("go");
+        let home_dir = std::env::temp_dir().join("h");
+        let env = vec![(OsString::from("GOCACHE"), go.clone().into_os_string())];
+        let home = Some(home_dir.as_path());
         assert_eq!(
             cache_path("$GOCACHE|~/.cache/go-build", &env, home),
-            Some(PathBuf::from("/c/go"))
+            Some(go.clone())
         );
         assert_eq!(
             cache_path("$NOPE/x|~/.npm", &env, home),
-            Some(PathBuf::from("/h/.npm"))
+            Some(home_dir.join(".npm"))
         );
-        assert_eq!(
-            cache_path("$GOCACHE/sub", &env, home),
-            Some(PathBuf::from("/c/go/sub"))
-        );
+        assert_eq!(cache_path("$GOCACHE/sub", &env, home), Some(go.join("sub")));
         assert_eq!(cache_path("~/.npm", &env, None), None);
         assert_eq!(cache_path("relative", &env, home), None);
     }

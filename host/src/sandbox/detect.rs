@@ -539,13 +539,22 @@ fn compare_versions(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn fake_program(dir: &Path, name: &str, script: &str) {
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).expect("write");
         crate::platform::fs::set_mode_bits(&path, 0o755).expect("chmod");
+    }
+
+    /// A program `name` in `dir` that this OS's lookup finds but that is never run:
+    /// `name.exe` on Windows (found by its extension), else `name` with execute bits.
+    fn never_run_program(dir: &Path, name: &str) -> PathBuf {
+        let path = dir.join(Os::current().executable_name(name));
+        std::fs::write(&path, "").expect("write");
+        crate::platform::fs::set_mode_bits(&path, 0o755).expect("chmod");
+        path
     }
 
     fn spec(text: &str) -> RuntimeSpec {
@@ -555,8 +564,8 @@ mod tests {
     #[test]
     fn first_candidate_on_path_wins_and_aliases_resolve() {
         let dir = tempfile::tempdir().expect("tempdir");
-        fake_program(dir.path(), "second", "exit 0");
-        fake_program(dir.path(), "third", "exit 0");
+        let second = never_run_program(dir.path(), "second");
+        never_run_program(dir.path(), "third");
         let lang = spec(
             "name = \"demo\"\naliases = [\"dm\"]\nextension = \"d\"\n\
              [[candidates]]\ncommand = \"first\"\nrun = [\"{cmd}\"]\n\
@@ -565,14 +574,14 @@ mod tests {
         );
         let runtimes = Runtimes::from_specs(vec![lang], Some(dir.path().as_os_str()));
         let resolved = runtimes.resolve(" DM ").expect("resolves");
-        assert_eq!(resolved.program, dir.path().join("second"));
+        assert_eq!(resolved.program, second);
         assert_eq!(resolved.candidate().command, "second");
     }
 
     #[test]
     fn unavailable_and_unknown_languages_name_what_is_available() {
         let dir = tempfile::tempdir().expect("tempdir");
-        fake_program(dir.path(), "have", "exit 0");
+        never_run_program(dir.path(), "have");
         let have = spec(
             "name = \"have\"\nextension = \"h\"\n[[candidates]]\ncommand = \"have\"\nrun = [\"{cmd}\"]\n",
         );
@@ -640,9 +649,17 @@ mod tests {
         );
     }
 
+    /// `root` joined with each `/`-separated part of `rel`: the path the lookup builds
+    /// itself, so it compares and displays the same on every OS (Windows shows a
+    /// `root.join("a/b")` as `root\a/b`).
+    pub(crate) fn under(root: &Path, rel: &str) -> PathBuf {
+        rel.split('/')
+            .fold(root.to_path_buf(), |path, part| path.join(part))
+    }
+
     /// A file at `root/rel` (directories made), for fake Windows trees.
-    fn touch(root: &Path, rel: &str) -> PathBuf {
-        let path = root.join(rel);
+    pub(crate) fn touch(root: &Path, rel: &str) -> PathBuf {
+        let path = under(root, rel);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(&path, "").expect("write");
         path
@@ -650,10 +667,10 @@ mod tests {
 
     /// A Windows lookup over a fake tree: `PATH` entries relative to `root`, the
     /// install variables pointing into it.
-    fn windows(root: &Path, path: &[&str], pathext: Option<&str>) -> Lookup {
+    pub(crate) fn windows(root: &Path, path: &[&str], pathext: Option<&str>) -> Lookup {
         let path = path
             .iter()
-            .map(|dir| root.join(dir).to_string_lossy().into_owned())
+            .map(|dir| under(root, dir).to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join(";");
         let vars = vec![
@@ -664,7 +681,7 @@ mod tests {
             ),
             (
                 "LOCALAPPDATA".to_string(),
-                root.join("Users/Jane Doe/AppData/Local"),
+                under(root, "Users/Jane Doe/AppData/Local"),
             ),
         ];
         Lookup::new(Os::Windows, Some(OsStr::new(&path)), pathext, vars)
@@ -848,9 +865,9 @@ mod tests {
         assert_eq!(
             found,
             [
-                ("py", root.join("Py/py.exe").as_path()),
-                ("python", root.join("Apps/python.exe").as_path()),
-                ("python3", root.join("Apps/python3.exe").as_path()),
+                ("py", under(root, "Py/py.exe").as_path()),
+                ("python", under(root, "Apps/python.exe").as_path()),
+                ("python3", under(root, "Apps/python3.exe").as_path()),
             ]
         );
         // Each Windows candidate is probed (the Store stub prints no version).
@@ -861,13 +878,17 @@ mod tests {
                 .filter(|c| c.os.as_deref() == Some(&["windows".to_string()][..]))
                 .any(|c| c.command == *command && c.probe.is_some())
         }));
-        // On Linux the Windows-only launcher is never taken, even when present.
-        fake_program(dir.path(), "py", "exit 0");
-        fake_program(dir.path(), "python3", "exit 0");
-        let runtimes = Runtimes::from_specs_with(
-            vec![embedded("python")],
-            &Lookup::new(Os::Linux, Some(dir.path().as_os_str()), None, Vec::new()),
-        );
+        // On Linux the Windows-only launcher is never taken, even when present. The
+        // files are apart from `Py/` (one name on a case-insensitive file system) and
+        // count as programs by being there, whatever the host's execute rules.
+        touch(root, "bin/py");
+        let python3 = touch(root, "bin/python3");
+        let bin = python3.parent().expect("bin");
+        let linux = Lookup {
+            is_program: Path::is_file,
+            ..Lookup::new(Os::Linux, Some(bin.as_os_str()), None, Vec::new())
+        };
+        let runtimes = Runtimes::from_specs_with(vec![embedded("python")], &linux);
         let resolved = runtimes.resolve("python").expect("python3");
         assert_eq!(resolved.candidate().command, "python3");
     }

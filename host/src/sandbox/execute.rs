@@ -456,12 +456,8 @@ mod tests {
     #[test]
     fn only_the_oldest_finished_background_logs_are_removed() {
         let root = tempfile::tempdir().expect("tempdir");
-        let mut running = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .expect("sleep");
-        let mut exited = std::process::Command::new("true").spawn().expect("true");
-        exited.wait().expect("wait");
+        let mut running = crate::platform::process::running_child();
+        let exited = crate::platform::process::exited_child_pid();
         let job = |name: &str, pid: u32| {
             let dir = root.path().join(name);
             std::fs::create_dir_all(&dir).expect("mkdir");
@@ -471,10 +467,10 @@ mod tests {
             })
         };
         let mut jobs = vec![
-            job("old", exited.id()),
+            job("old", exited),
             job("live", running.id()),
-            job("mid", exited.id()),
-            job("new", exited.id()),
+            job("mid", exited),
+            job("new", exited),
         ];
         remove_oldest_finished(&mut jobs, 2);
         let left: Vec<_> = jobs.iter().map(|j| j.dir.clone()).collect();

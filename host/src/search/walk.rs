@@ -243,7 +243,7 @@ pub fn index_path_with(
             continue;
         }
         let label = match source {
-            Some(prefix) => format!("{prefix}/{}", relative.display()),
+            Some(prefix) => format!("{prefix}/{}", slash_label(relative)),
             None => display_path(entry.path(), project_dir),
         };
         index_file(store, &target, &label, session_id, &mut report)?;
@@ -355,7 +355,7 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, IndexPathError> {
     })
 }
 
-/// `path` relative to the project when inside it, else as given.
+/// `path` relative to the project when inside it (see [`slash_label`]), else as given.
 fn display_path(path: &Path, project_dir: &Path) -> String {
     let canonical = path.canonical().unwrap_or_else(|_| path.to_path_buf());
     let project = project_dir
@@ -363,8 +363,19 @@ fn display_path(path: &Path, project_dir: &Path) -> String {
         .unwrap_or_else(|_| project_dir.to_path_buf());
     canonical
         .strip_prefix(&project)
-        .map(|p| p.display().to_string())
+        .map(slash_label)
         .unwrap_or_else(|_| path.display().to_string())
+}
+
+/// A relative path as a source label: its parts joined with `/` on every OS, so a
+/// label, the `source` filter that names its directory (`docs/api`) and the search
+/// hint built from the labels read the same on Windows, whose separator is `\`.
+fn slash_label(relative: &Path) -> String {
+    relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 #[cfg(test)]

@@ -323,12 +323,14 @@ mod tests {
     #[test]
     fn an_env_path_uses_the_variable_when_set_else_its_fallback() {
         let home = Path::new("/home/u");
-        let set = |name: &str| (name == "CODEX_HOME").then(|| "/opt/codex".to_owned());
+        // Absolute on this OS (`/opt/codex` is not absolute on Windows).
+        let codex = std::env::temp_dir().join("codex");
+        let set = |name: &str| (name == "CODEX_HOME").then(|| codex.display().to_string());
         let empty = |_: &str| Some(String::new());
         let file = "{env:CODEX_HOME|~/.codex}/config.toml";
         assert_eq!(
             expand(file, home, None, &set),
-            Ok(PathBuf::from("/opt/codex/config.toml"))
+            Ok(codex.join("config.toml"))
         );
         assert_eq!(
             expand(file, home, None, &no_env),
@@ -340,7 +342,7 @@ mod tests {
         );
         assert_eq!(
             expand("{env:CODEX_HOME|~/.codex}", home, None, &set),
-            Ok(PathBuf::from("/opt/codex"))
+            Ok(codex.clone())
         );
         let relative = |_: &str| Some("rel/codex".to_owned());
         let cwd = std::env::current_dir().unwrap();

@@ -1,6 +1,7 @@
 //! Reading config files, writing them atomically (temp + rename, permissions kept),
 //! backing them up before a change and restoring them byte for byte.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -37,11 +38,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<Vec<PathBuf>> {
         .unwrap_or_default();
     let tmp = parent.join(format!(".{name}.cm-{}.tmp", std::process::id()));
     let result = (|| {
-        std::fs::write(&tmp, bytes)?;
+        // Synced through the handle that wrote it: Windows flushes only a handle with
+        // write access (`FlushFileBuffers`), and the kept permissions may be read-only.
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
         if let Ok(meta) = std::fs::metadata(path) {
             std::fs::set_permissions(&tmp, meta.permissions())?;
         }
-        std::fs::File::open(&tmp)?.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     result.map_err(|e| {
