@@ -125,7 +125,7 @@ pub fn announce(
         &tmp,
         serde_json::to_vec(&announcement).map_err(std::io::Error::other)?,
     )?;
-    std::fs::rename(&tmp, path)
+    crate::platform::fs::replace_state_file(&tmp, &path)
 }
 
 /// What the hooks of `agent` announced last, if anything readable.

@@ -26,6 +26,12 @@ pub const TYPO_FIRST_LETTER_MAX_CHARS: usize = 6;
 
 /// SQLite busy timeout: how long a writer waits for another process's lock.
 pub const DB_TIMEOUT_MS: u64 = 5_000;
+/// The busy handler's first steps: short, so a hook meeting a write that ends soon goes
+/// on at once (`DB_BUSY_SHORT_STEPS` of them: 20 ms in all) ...
+pub const DB_BUSY_STEP_US: u64 = 250;
+pub const DB_BUSY_SHORT_STEPS: u64 = 80;
+/// ... then longer ones, up to `DB_TIMEOUT_MS`.
+pub const DB_BUSY_LONG_STEP_MS: u64 = 5;
 /// SQLite page cache of one connection, at most (filled as pages are read).
 pub const DB_PAGE_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// A store closes with a WAL checkpoint (TRUNCATE, never waiting) only when its WAL is
@@ -49,6 +55,12 @@ pub const HOOK_STDIN_MAX_BYTES: usize = 32 * 1024 * 1024;
 /// the next served hook (ADR 35): a burst of parallel hooks loads more, and the extra
 /// ones beyond this are dropped when their call ends. Instances, not time.
 pub const SERVED_HOOK_IDLE_INSTANCES_MAX: usize = 8;
+/// Permission settings files whose last parse a process remembers (three per project:
+/// project-local, project, user); past this the memory starts over. Files, not bytes.
+pub const PARSED_SETTINGS_FILES_MAX: usize = 48;
+/// Adapter descriptors whose server-name plan key a process remembers (one per platform
+/// it answers hooks for); past this the memory starts over. Descriptors, not bytes.
+pub const PLANNED_ADAPTERS_MAX: usize = 24;
 /// The longest MCP message (one JSON-RPC line) `cm serve` reads; longer ones are
 /// answered with an error. Room for an `INDEX_FILE_MAX_BYTES` document with JSON escapes.
 pub const MCP_MESSAGE_MAX_BYTES: usize = 32 * 1024 * 1024;

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use crate::limits::PARSED_SETTINGS_FILES_MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scope {
     ProjectLocal,
     Project,
@@ -85,12 +87,40 @@ pub fn load(project_dir: &Path, home: Option<&Path>) -> (Vec<Rule>, Vec<Unreadab
                 continue;
             }
         };
-        match parse_rules(&text, scope) {
+        match parsed_rules(&path, text, scope) {
             Ok(found) => rules.extend(found),
             Err(reason) => unreadable.push(Unreadable { path, reason }),
         }
     }
     (rules, unreadable)
+}
+
+/// The last text each settings file had in this process and what it parsed to.
+type ParsedFiles = std::collections::HashMap<(PathBuf, Scope), (String, Result<Vec<Rule>, String>)>;
+
+/// [`parse_rules`] of a file's text, remembered per file: `cm serve` answers a hook on
+/// every tool call, and the user's settings (often kilobytes of hooks) are parsed again
+/// only when their text differs from the last read. Keyed by the text itself, not a file
+/// stamp, so an edit within one timestamp tick is never missed.
+fn parsed_rules(path: &Path, text: String, scope: Scope) -> Result<Vec<Rule>, String> {
+    static PARSED: std::sync::Mutex<Option<ParsedFiles>> = std::sync::Mutex::new(None);
+    let key = (path.to_path_buf(), scope);
+    if let Ok(parsed) = PARSED.lock()
+        && let Some((seen, rules)) = parsed.as_ref().and_then(|files| files.get(&key))
+        && *seen == text
+    {
+        return rules.clone();
+    }
+    let rules = parse_rules(&text, scope);
+    if let Ok(mut parsed) = PARSED.lock() {
+        let files = parsed.get_or_insert_with(Default::default);
+        // One long-lived process may answer for many projects: bounded.
+        if files.len() >= PARSED_SETTINGS_FILES_MAX {
+            files.clear();
+        }
+        files.insert(key, (text, rules.clone()));
+    }
+    rules
 }
 
 /// How Claude Code reads its settings: JSON with `//` and `/* */` comments and trailing
@@ -168,6 +198,34 @@ pub fn parse_rules(text: &str, scope: Scope) -> Result<Vec<Rule>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_is_seen_at_once_even_at_the_same_size() {
+        let project = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(project.path().join(".claude")).expect("mkdir");
+        let file = project.path().join(".claude/settings.json");
+        let patterns = |text: &str| {
+            std::fs::write(&file, text).expect("write");
+            let (rules, problems) = load(project.path(), None);
+            assert!(problems.is_empty(), "{problems:?}");
+            rules.into_iter().map(|r| r.pattern).collect::<Vec<_>>()
+        };
+        // Same length, written within one timestamp tick: only the text tells them apart.
+        assert_eq!(
+            patterns(r#"{"permissions":{"deny":["Bash(rm:*)"]}}"#),
+            ["Bash(rm:*)"]
+        );
+        assert_eq!(
+            patterns(r#"{"permissions":{"deny":["Bash(mv:*)"]}}"#),
+            ["Bash(mv:*)"]
+        );
+        assert_eq!(
+            patterns(r#"{"permissions":{"deny":["Bash(mv:*)"]}}"#),
+            ["Bash(mv:*)"]
+        );
+        std::fs::write(&file, "{broken").expect("write");
+        assert_eq!(load(project.path(), None).1.len(), 1);
+    }
 
     #[test]
     fn reads_every_scope_in_order_and_reports_bad_files() {

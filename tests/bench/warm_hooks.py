@@ -18,8 +18,9 @@ Rows (ROWS, comma-separated: burst, index, steady):
 - index: a served hook sent 0.1 s after a `ctx_index` of a M MB directory started (a
   fresh project per round), against the same hook idle on the same server just before.
 - steady: per round, `cm --version` (the process floor), each golden case as a `cm hook`
-  process and as a served round trip on a long-lived server; the in-server p50 from the
-  server's own hook timings (`cm stats`).
+  process and as a served round trip on a long-lived server, first in the goldens' own
+  sessions (a session switch on every call), then all in one session as one agent sends
+  them; the in-server p50 from the server's own hook timings (`cm stats`, both kinds).
 """
 
 import argparse
@@ -306,10 +307,15 @@ def main():
     if "steady" in rows:
         cfgs = {label: Config(cm, work, f"steady-{label}") for label, cm in builds.items()}
         servers = {label: Server(cfg) for label, cfg in cfgs.items()}
-        out = {label: {"floor": [], "process": [], "served": []} for label in builds}
+        out = {label: {"floor": [], "process": [], "served": [], "process_one": [], "served_one": []}
+               for label in builds}
         cases = {label: [cfgs[label].case(c) for c in STEADY_CASES] for label in builds}
+        # The same calls in one session, as one agent sends them (the goldens each have a
+        # session of their own, so the rows above switch session on every call).
+        one = {label: [cfgs[label].case(c, session="steady-one") for c in STEADY_CASES]
+               for label in builds}
         for label in builds:
-            for _, _, arguments in cases[label]:
+            for _, _, arguments in cases[label] + one[label]:
                 servers[label].hook(arguments)
         for round_ in range(args.steady_rounds):
             for label in (order if round_ % 2 == 0 else order[::-1]):
@@ -317,14 +323,15 @@ def main():
                 start = time.perf_counter()
                 subprocess.run([cfg.cm, "--version"], env=cfg.env, cwd=cfg.project, capture_output=True)
                 out[label]["floor"].append(time.perf_counter() - start)
-                for event, stdin, arguments in cases[label]:
-                    start = time.perf_counter()
-                    subprocess.run([cfg.cm, "hook", "claude-code", event], input=stdin, env=cfg.env,
-                                   cwd=cfg.project, capture_output=True)
-                    out[label]["process"].append(time.perf_counter() - start)
-                    start = time.perf_counter()
-                    servers[label].hook(arguments)
-                    out[label]["served"].append(time.perf_counter() - start)
+                for suffix, calls in (("", cases[label]), ("_one", one[label])):
+                    for event, stdin, arguments in calls:
+                        start = time.perf_counter()
+                        subprocess.run([cfg.cm, "hook", "claude-code", event], input=stdin,
+                                       env=cfg.env, cwd=cfg.project, capture_output=True)
+                        out[label]["process" + suffix].append(time.perf_counter() - start)
+                        start = time.perf_counter()
+                        servers[label].hook(arguments)
+                        out[label]["served" + suffix].append(time.perf_counter() - start)
         inside = {}
         for label in builds:
             servers[label].close()
@@ -371,6 +378,10 @@ def main():
         print(f"| `cm hook` / `cm --version`; target ≤ 2× | {med(b['process']) / med(b['floor']):.2f}× | "
               f"{med(n['process']) / med(n['floor']):.2f}× | |")
         row("served round trip p50; target ≤ 0.5 ms", ms(med(b["served"])), ms(med(n["served"])), digits=3)
+        row("`cm hook` process p50, one session", ms(med(b["process_one"])), ms(med(n["process_one"])), digits=2)
+        print(f"| `cm hook` / `cm --version`, one session | {med(b['process_one']) / med(b['floor']):.2f}× | "
+              f"{med(n['process_one']) / med(n['floor']):.2f}× | |")
+        row("served round trip p50, one session", ms(med(b["served_one"])), ms(med(n["served_one"])), digits=3)
         for event in ("pretooluse", "posttooluse"):
             bi = inside["base"].get(event, (float("nan"), 0))
             ni = inside["new"].get(event, (float("nan"), 0))

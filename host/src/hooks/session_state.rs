@@ -47,7 +47,7 @@ fn save(root: &Path, session_id: &str, state: &SessionState) -> std::io::Result<
         &tmp,
         serde_json::to_vec(state).map_err(std::io::Error::other)?,
     )?;
-    std::fs::rename(&tmp, state_path(root, session_id))
+    crate::platform::fs::replace_state_file(&tmp, &state_path(root, session_id))
 }
 
 /// Records that a nudge was shown in a session.

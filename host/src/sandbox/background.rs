@@ -150,7 +150,7 @@ impl BoundedLog {
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
         let written = std::fs::write(&tmp, self.capture.render().as_bytes())
-            .and_then(|()| std::fs::rename(&tmp, &self.path));
+            .and_then(|()| crate::platform::fs::replace_state_file(&tmp, &self.path));
         if let Err(e) = written {
             // The directory may be gone already (the run was stopped meanwhile).
             let _ = std::fs::remove_file(&tmp);

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::limits::PLANNED_ADAPTERS_MAX;
 use crate::model::{ConfigFormat, EditKind, MCP_SERVER_NAME};
 
 pub use crate::env::SERVER_NAME as SERVER_NAME_ENV;
@@ -138,17 +139,40 @@ fn plan_key(
     declared: &dyn Fn(&str) -> Option<String>,
 ) -> String {
     use sha2::{Digest, Sha256};
-    let env: Vec<(String, Option<String>)> = descriptor
+    /// The keys this process computed: `cm serve` asks on every hook with the same
+    /// descriptor, whose full text and digest cost more than comparing it.
+    type Planned = Vec<(crate::model::Descriptor, Option<PathBuf>, PlanEnv, String)>;
+    static PLANNED: std::sync::Mutex<Planned> = std::sync::Mutex::new(Vec::new());
+    let env: PlanEnv = descriptor
         .env_vars
         .iter()
         .map(|name| (name.clone(), declared(name)))
         .collect();
+    let home = home.map(Path::to_path_buf);
+    if let Ok(planned) = PLANNED.lock()
+        && let Some((.., key)) = planned
+            .iter()
+            .find(|(d, h, e, _)| d == descriptor && *h == home && *e == env)
+    {
+        return key.clone();
+    }
     let text = format!(
-        "{}|{descriptor:?}|{home:?}|{env:?}",
-        env!("CARGO_PKG_VERSION")
+        "{}|{descriptor:?}|{:?}|{env:?}",
+        env!("CARGO_PKG_VERSION"),
+        home.as_deref()
     );
-    hex::encode(&Sha256::digest(text.as_bytes())[..16])
+    let key = hex::encode(&Sha256::digest(text.as_bytes())[..16]);
+    if let Ok(mut planned) = PLANNED.lock() {
+        if planned.len() >= PLANNED_ADAPTERS_MAX {
+            planned.clear();
+        }
+        planned.push((descriptor.clone(), home, env, key.clone()));
+    }
+    key
 }
+
+/// The variables an adapter declares, with their values in this process.
+type PlanEnv = Vec<(String, Option<String>)>;
 
 /// The name the environment gives: the explicit variable, or a Claude Code plugin's.
 fn overridden(platform: &str, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
@@ -352,7 +376,7 @@ fn write_cache(path: &Path, key: &CacheKey, name: &str, plan: &str) {
     let tmp = crate::paths::temp_name(dir, "server-name");
     let _ = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&tmp, text))
-        .and_then(|()| std::fs::rename(&tmp, path));
+        .and_then(|()| crate::platform::fs::replace_state_file(&tmp, path));
 }
 
 #[cfg(test)]

@@ -10,7 +10,10 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use super::index_files::IndexFile;
 use super::{Result, StoreError, schema, trigram};
-use crate::limits::{DB_PAGE_CACHE_BYTES, DB_TIMEOUT_MS, INDEX_WRITER_CACHE_BYTES};
+use crate::limits::{
+    DB_BUSY_LONG_STEP_MS, DB_BUSY_SHORT_STEPS, DB_BUSY_STEP_US, DB_PAGE_CACHE_BYTES, DB_TIMEOUT_MS,
+    INDEX_WRITER_CACHE_BYTES,
+};
 
 /// Which of a project's database files is being opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,14 +95,14 @@ fn open_existing(db_path: &Path, kind: DbKind) -> std::result::Result<Connection
     };
     match kind {
         DbKind::Main => {
-            configure(&conn, DB_PAGE_CACHE_BYTES).map_err(classify)?;
+            configure(&mut conn, DB_PAGE_CACHE_BYTES).map_err(classify)?;
             schema::migrate(&mut conn).map_err(|err| match err {
                 StoreError::Sqlite(e) => classify(e),
                 other => OpenFailure::Fatal(other),
             })?;
         }
         DbKind::Index(_) => {
-            configure(&conn, INDEX_WRITER_CACHE_BYTES).map_err(classify)?;
+            configure(&mut conn, INDEX_WRITER_CACHE_BYTES).map_err(classify)?;
             trigram::register(&conn).map_err(classify)?;
             let version = schema::user_version(&conn).map_err(classify)?;
             if version != schema::INDEX_FILE_VERSION {
@@ -138,9 +141,34 @@ fn classify(err: rusqlite::Error) -> OpenFailure {
     }
 }
 
+/// The busy handler: wait for another connection's write lock in steps of
+/// `DB_BUSY_STEP_US` for the first `DB_BUSY_SHORT_STEPS`, then of
+/// `DB_BUSY_LONG_STEP_MS`, until `DB_TIMEOUT_MS` in all. SQLite's own `busy_timeout`
+/// sleeps 1, 2, 5, 10 … ms, so a hook whose journal write meets an index batch that
+/// commits 1 ms later waited up to 8 ms (ADR 35).
+fn wait_in_short_steps(tries: i32) -> bool {
+    let tries = u64::try_from(tries).unwrap_or(0);
+    let short_us = DB_BUSY_STEP_US * DB_BUSY_SHORT_STEPS;
+    let waited_us = if tries < DB_BUSY_SHORT_STEPS {
+        tries * DB_BUSY_STEP_US
+    } else {
+        short_us + (tries - DB_BUSY_SHORT_STEPS) * DB_BUSY_LONG_STEP_MS * 1000
+    };
+    if waited_us >= DB_TIMEOUT_MS * 1000 {
+        return false;
+    }
+    let step = if tries < DB_BUSY_SHORT_STEPS {
+        Duration::from_micros(DB_BUSY_STEP_US)
+    } else {
+        Duration::from_millis(DB_BUSY_LONG_STEP_MS)
+    };
+    std::thread::sleep(step);
+    true
+}
+
 /// Per-connection settings. `journal_mode=WAL` is stored in the file, the rest are not.
-pub(super) fn configure(conn: &Connection, cache_bytes: usize) -> rusqlite::Result<()> {
-    conn.busy_timeout(Duration::from_millis(DB_TIMEOUT_MS))?;
+pub(super) fn configure(conn: &mut Connection, cache_bytes: usize) -> rusqlite::Result<()> {
+    conn.busy_handler(Some(wait_in_short_steps))?;
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))?;
@@ -205,11 +233,11 @@ fn build_at(tmp: &Path, kind: DbKind) -> Result<()> {
     conn.execute_batch("PRAGMA page_size=8192")?;
     match kind {
         DbKind::Main => {
-            configure(&conn, DB_PAGE_CACHE_BYTES)?;
+            configure(&mut conn, DB_PAGE_CACHE_BYTES)?;
             schema::migrate(&mut conn)?;
         }
         DbKind::Index(file) => {
-            configure(&conn, INDEX_WRITER_CACHE_BYTES)?;
+            configure(&mut conn, INDEX_WRITER_CACHE_BYTES)?;
             trigram::register(&conn)?;
             conn.execute_batch(file.ddl())?;
             conn.pragma_update(None, "user_version", schema::INDEX_FILE_VERSION)?;
@@ -304,6 +332,50 @@ pub(super) fn file_identity(path: &Path) -> Option<FileIdentity> {
 mod tests {
     use super::*;
     use crate::store::Store;
+
+    #[test]
+    fn the_busy_handler_gives_up_only_after_the_timeout() {
+        assert!(wait_in_short_steps(0));
+        let short_end = i32::try_from(DB_BUSY_SHORT_STEPS).expect("fits");
+        assert!(wait_in_short_steps(short_end));
+        let long_steps = (DB_TIMEOUT_MS * 1000 - DB_BUSY_STEP_US * DB_BUSY_SHORT_STEPS)
+            / (DB_BUSY_LONG_STEP_MS * 1000);
+        let last = short_end + i32::try_from(long_steps).expect("fits");
+        assert!(wait_in_short_steps(last - 1));
+        assert!(!wait_in_short_steps(last));
+    }
+
+    #[test]
+    fn a_writer_waits_for_another_connections_write_to_end() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("context.db");
+        let connect = || {
+            let mut conn = Connection::open(&path).expect("open");
+            // rusqlite's own default wait, off: the wait is `configure`'s to give.
+            conn.busy_timeout(Duration::ZERO).expect("no wait");
+            configure(&mut conn, DB_PAGE_CACHE_BYTES).expect("configure");
+            conn
+        };
+        let mut holder = connect();
+        let mut waiter = connect();
+        let (locked, is_locked) = std::sync::mpsc::channel();
+        let release = std::thread::spawn(move || {
+            let held = holder
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .expect("hold the write lock");
+            locked.send(()).expect("send");
+            std::thread::sleep(Duration::from_millis(30));
+            held.commit().expect("commit");
+        });
+        is_locked.recv().expect("the holder has the lock");
+        // Without a busy handler this is SQLITE_BUSY at once.
+        waiter
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .expect("the lock comes free")
+            .commit()
+            .expect("commit");
+        release.join().expect("join");
+    }
 
     fn corrupt_files(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)

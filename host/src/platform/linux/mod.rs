@@ -2,6 +2,7 @@
 //! run's orphans, Landlock for confinement.
 
 use std::ffi::OsString;
+use std::path::Path;
 
 mod landlock;
 
@@ -15,6 +16,36 @@ pub use landlock::ChildConfinement;
 
 use crate::platform::child::{Net, Plan};
 use crate::platform::process::ProcessInfo;
+
+/// `renameat2(RENAME_EXCHANGE)` then removing the swapped-out old file: the exchange
+/// is as atomic as a rename but ext4 does not flush the new data first (its
+/// `auto_da_alloc` applies to a rename over an existing file only). With nothing to
+/// swap with yet, or on a file system without the flag, a plain rename.
+pub fn replace_state_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(from_c), Ok(to_c)) = (
+        std::ffi::CString::new(from.as_os_str().as_bytes()),
+        std::ffi::CString::new(to.as_os_str().as_bytes()),
+    ) else {
+        return std::fs::rename(from, to);
+    };
+    // SAFETY: two NUL-terminated paths that live across the call.
+    let swapped = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from_c.as_ptr(),
+            libc::AT_FDCWD,
+            to_c.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    } == 0;
+    if !swapped {
+        return std::fs::rename(from, to);
+    }
+    // `from` now names the old contents; `to` is written whether or not they go.
+    let _ = std::fs::remove_file(from);
+    Ok(())
+}
 
 /// Process `pid` from `/proc/<pid>/stat`.
 pub fn process_info(pid: u32) -> Option<ProcessInfo> {

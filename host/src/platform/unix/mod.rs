@@ -179,6 +179,12 @@ pub fn set_mode_bits(path: &Path, mode: u32) -> std::io::Result<()> {
 }
 
 /// A symbolic link at `link` to `target`.
+/// A plain rename: the Unixes without Linux's exchange flag (see the facade).
+#[cfg_attr(target_os = "linux", allow(dead_code))]
+pub fn replace_state_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::rename(from, to)
+}
+
 pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
     std::os::unix::fs::symlink(target, link)
 }

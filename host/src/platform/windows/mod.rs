@@ -179,6 +179,11 @@ pub fn set_mode_bits(path: &Path, mode: u32) -> std::io::Result<()> {
     std::fs::set_permissions(path, permissions)
 }
 
+/// `MoveFileEx` with `REPLACE_EXISTING`, through std: atomic for readers on NTFS.
+pub fn replace_state_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::rename(from, to)
+}
+
 pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
     let resolved = link
         .parent()
