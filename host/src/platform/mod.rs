@@ -9,6 +9,7 @@
 //! | confinement | Landlock | Seatbelt profile via `sandbox-exec` | refused with one line |
 //! | termination signals | SIGTERM, SIGINT, SIGHUP | the same | Ctrl-C, Ctrl-Break, console close |
 //! | private dirs, executables | mode bits | mode bits | ACL default, `PATHEXT` |
+//! | replacing a state file | `renameat2(RENAME_EXCHANGE)` (no ext4 flush) | rename | rename (`MoveFileEx`) |
 //!
 //! File locks need nothing here: `std::fs::File::lock` is portable.
 

@@ -20,10 +20,10 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes; a database with a higher one is refused.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Migration `n` (1-based) brings the schema from version n-1 to n.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 const V1: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (
@@ -176,6 +176,31 @@ INSERT OR REPLACE INTO meta(key, value)
     VALUES ('next_chunk_id', (SELECT coalesce(max(id), 0) + 1 FROM chunks));
 "#;
 
+/// Pending-call markers stay out of the journal's full-text indexes (issue 30): one is
+/// written by every PreToolUse and removed by its PostToolUse, and indexing each cost a
+/// hook two FTS5 inserts, two deletes and their segment flushes and merges (about 40 % of
+/// a served PreToolUse's instructions, callgrind). A marker's category never changes (it
+/// is deleted, not updated), so the insert and delete triggers skip the same rows. Markers
+/// indexed before are taken out of both indexes first.
+const V3: &str = r#"
+DROP TRIGGER IF EXISTS journal_ai;
+DROP TRIGGER IF EXISTS journal_ad;
+INSERT INTO journal_fts(journal_fts, rowid, summary, data)
+    SELECT 'delete', id, summary, data FROM journal WHERE category = 'pending-call';
+INSERT INTO journal_trigram(journal_trigram, rowid, summary, data)
+    SELECT 'delete', id, summary, data FROM journal WHERE category = 'pending-call';
+CREATE TRIGGER journal_ai AFTER INSERT ON journal WHEN new.category <> 'pending-call' BEGIN
+    INSERT INTO journal_fts(rowid, summary, data) VALUES (new.id, new.summary, new.data);
+    INSERT INTO journal_trigram(rowid, summary, data) VALUES (new.id, new.summary, new.data);
+END;
+CREATE TRIGGER journal_ad AFTER DELETE ON journal WHEN old.category <> 'pending-call' BEGIN
+    INSERT INTO journal_fts(journal_fts, rowid, summary, data)
+        VALUES ('delete', old.id, old.summary, old.data);
+    INSERT INTO journal_trigram(journal_trigram, rowid, summary, data)
+        VALUES ('delete', old.id, old.summary, old.data);
+END;
+"#;
+
 /// The layout of the index files; a file with another version is rebuilt from `chunks`
 /// (version 2 added the vocabulary to the substrings file, ADR 22).
 pub const INDEX_FILE_VERSION: i64 = 2;
@@ -274,6 +299,60 @@ mod tests {
             )
             .expect("trigram query");
         assert_eq!(hits, 1);
+    }
+
+    #[test]
+    fn pending_markers_stay_out_of_the_journal_indexes_and_others_stay_in() {
+        let count = |conn: &Connection, table: &str, word: &str| -> i64 {
+            conn.query_row(
+                &format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1"),
+                [word],
+                |r| r.get(0),
+            )
+            .expect("match")
+        };
+        let insert = |conn: &Connection, seq: i64, category: &str, summary: &str| {
+            conn.execute(
+                "INSERT INTO journal(session_id, seq, category, priority, summary, data, content_hash, created_at)
+                 VALUES ('s', ?1, ?2, 2, ?3, '', ?1, 0)",
+                rusqlite::params![seq, category, summary],
+            )
+            .expect("journal row");
+        };
+        // A store of version 2 holding an indexed marker and a file row.
+        let mut conn = Connection::open_in_memory().expect("memory db");
+        conn.execute_batch(V1).expect("v1");
+        conn.execute_batch(V2).expect("v2");
+        conn.pragma_update(None, "user_version", 2)
+            .expect("version");
+        insert(&conn, 1, "pending-call", "zorblatt marker");
+        insert(&conn, 2, "file", "zorblatt file");
+        assert_eq!(count(&conn, "journal_fts", "zorblatt"), 2);
+        migrate(&mut conn).expect("migrate");
+        for table in ["journal_fts", "journal_trigram"] {
+            assert_eq!(
+                count(&conn, table, "zorblatt"),
+                1,
+                "{table} after the migration"
+            );
+        }
+        // New markers are never indexed; removing one leaves the indexes consistent.
+        insert(&conn, 3, "pending-call", "frobnicate marker");
+        insert(&conn, 4, "decision", "frobnicate decision");
+        assert_eq!(count(&conn, "journal_fts", "frobnicate"), 1);
+        conn.execute("DELETE FROM journal WHERE seq IN (1, 3)", [])
+            .expect("retire the markers");
+        conn.execute("DELETE FROM journal WHERE seq = 2", [])
+            .expect("delete an indexed row");
+        for table in ["journal_fts", "journal_trigram"] {
+            conn.execute(
+                &format!("INSERT INTO {table}({table}) VALUES ('integrity-check')"),
+                [],
+            )
+            .unwrap_or_else(|e| panic!("{table} integrity: {e}"));
+            assert_eq!(count(&conn, table, "zorblatt"), 0, "{table}");
+            assert_eq!(count(&conn, table, "frobnicate"), 1, "{table}");
+        }
     }
 
     #[test]
