@@ -323,12 +323,16 @@ def main():
                 start = time.perf_counter()
                 subprocess.run([cfg.cm, "--version"], env=cfg.env, cwd=cfg.project, capture_output=True)
                 out[label]["floor"].append(time.perf_counter() - start)
+                # Each kind as a block: an agent whose tool hooks are served spawns no
+                # `cm hook` between them, and a process run between two served calls
+                # would leave the server's caches cold.
                 for suffix, calls in (("", cases[label]), ("_one", one[label])):
-                    for event, stdin, arguments in calls:
+                    for event, stdin, _ in calls:
                         start = time.perf_counter()
                         subprocess.run([cfg.cm, "hook", "claude-code", event], input=stdin,
                                        env=cfg.env, cwd=cfg.project, capture_output=True)
                         out[label]["process" + suffix].append(time.perf_counter() - start)
+                    for _, _, arguments in calls:
                         start = time.perf_counter()
                         servers[label].hook(arguments)
                         out[label]["served" + suffix].append(time.perf_counter() - start)
