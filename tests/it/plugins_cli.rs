@@ -458,3 +458,34 @@ fn a_file_over_the_size_limit_is_refused() {
         "larger than the 64 MiB a plugin file may be",
     );
 }
+
+/// `cm plugin list | head -1`: a reader that goes away before the command prints ends it
+/// as it ends `ls` (SIGPIPE on Unix), never with a panic and exit 101.
+#[test]
+fn a_closed_stdout_ends_a_listing_command_quietly() {
+    let sandbox = Sandbox::new();
+    for args in [&["plugin", "list"][..], &["stats"], &["doctor"]] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let output = sandbox
+            .cm()
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("run cm");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "cm {args:?}: {stderr}");
+        assert_ne!(output.status.code(), Some(101), "cm {args:?}: {stderr}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            let sigpipe = 13;
+            assert_eq!(
+                output.status.signal(),
+                Some(sigpipe),
+                "cm {args:?}: {stderr}"
+            );
+        }
+    }
+}

@@ -78,6 +78,12 @@ pub fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let cli = Cli::parse();
+    if !matches!(
+        cli.command,
+        Command::Serve | Command::Hook { .. } | Command::Statusline
+    ) {
+        crate::platform::end_quietly_when_stdout_closes();
+    }
     let result = match cli.command {
         Command::Serve => crate::mcp::serve(),
         Command::Hook { platform, event } => {

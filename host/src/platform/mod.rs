@@ -39,6 +39,15 @@ pub mod process;
 /// The macOS mechanism's profile text: pure, so its goldens run on every OS.
 pub mod seatbelt;
 
+/// Makes a standard output whose reader went away end this process the way it ends
+/// `ls` or `cat` (`cm plugin list | head -1`), not with a panic and exit 101. Unix: the
+/// default SIGPIPE action, which Rust's runtime replaces with "ignore". Windows, which
+/// has no such signal: a print to a closed pipe exits 0. Not for `cm hook`, `cm serve`
+/// or `cm statusline`, whose writes check their own errors.
+pub fn end_quietly_when_stdout_closes() {
+    os::end_quietly_when_stdout_closes();
+}
+
 /// The operating system whose rules a run-time choice follows (runtime detection,
 /// config paths), passed around as data so the other systems' rules stay testable
 /// here. Any Unix other than macOS follows Linux's rules.

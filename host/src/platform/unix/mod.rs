@@ -179,6 +179,14 @@ pub fn set_mode_bits(path: &Path, mode: u32) -> std::io::Result<()> {
 }
 
 /// A symbolic link at `link` to `target`.
+/// The default SIGPIPE action back (see the facade).
+pub fn end_quietly_when_stdout_closes() {
+    // SAFETY: setting a signal's disposition to the default touches no Rust state.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// A plain rename: the Unixes without Linux's exchange flag (see the facade).
 #[cfg_attr(target_os = "linux", allow(dead_code))]
 pub fn replace_state_file(from: &Path, to: &Path) -> std::io::Result<()> {

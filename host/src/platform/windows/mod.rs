@@ -179,6 +179,24 @@ pub fn set_mode_bits(path: &Path, mode: u32) -> std::io::Result<()> {
     std::fs::set_permissions(path, permissions)
 }
 
+/// Windows has no SIGPIPE: std's print panics with "failed printing to stdout: …" when
+/// the pipe is closed, and that panic alone ends the command with exit 0 instead.
+pub fn end_quietly_when_stdout_closes() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") {
+            std::process::exit(0);
+        }
+        previous(info);
+    }));
+}
+
 /// `MoveFileEx` with `REPLACE_EXISTING`, through std: atomic for readers on NTFS.
 pub fn replace_state_file(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::rename(from, to)
