@@ -215,7 +215,24 @@ impl WineSandbox {
         client
     }
 
+    /// `cm.exe hook`; run once more when the Linux-side Wine process itself died by a
+    /// signal (no exit status: Wine's loader or its server, not `cm.exe`, whose own crash
+    /// is a Windows exit code), which a loaded machine makes happen about once per
+    /// hundreds of runs. Said on stderr, so a retry is never silent.
     fn hook(&self, platform: &str, event: &str, stdin: &[u8]) -> Output {
+        let output = self.hook_once(platform, event, stdin);
+        if output.status.code().is_some() {
+            return output;
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "wine: `cm.exe hook {platform} {event}` died by a signal ({}); running it once more",
+            output.status
+        );
+        self.hook_once(platform, event, stdin)
+    }
+
+    fn hook_once(&self, platform: &str, event: &str, stdin: &[u8]) -> Output {
         let mut child = self
             .cm()
             .args(["hook", platform, event])
