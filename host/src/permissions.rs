@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::limits::PARSED_SETTINGS_FILES_MAX;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     ProjectLocal,
     Project,
@@ -95,8 +95,9 @@ pub fn load(project_dir: &Path, home: Option<&Path>) -> (Vec<Rule>, Vec<Unreadab
     (rules, unreadable)
 }
 
-/// The last text each settings file had in this process and what it parsed to.
-type ParsedFiles = std::collections::HashMap<(PathBuf, Scope), (String, Result<Vec<Rule>, String>)>;
+/// The last text each settings file had in this process and what it parsed to (a path
+/// has one scope, so the path alone is the key).
+type ParsedFiles = std::collections::HashMap<PathBuf, (String, Result<Vec<Rule>, String>)>;
 
 /// [`parse_rules`] of a file's text, remembered per file: `cm serve` answers a hook on
 /// every tool call, and the user's settings (often kilobytes of hooks) are parsed again
@@ -104,9 +105,8 @@ type ParsedFiles = std::collections::HashMap<(PathBuf, Scope), (String, Result<V
 /// stamp, so an edit within one timestamp tick is never missed.
 fn parsed_rules(path: &Path, text: String, scope: Scope) -> Result<Vec<Rule>, String> {
     static PARSED: std::sync::Mutex<Option<ParsedFiles>> = std::sync::Mutex::new(None);
-    let key = (path.to_path_buf(), scope);
     if let Ok(parsed) = PARSED.lock()
-        && let Some((seen, rules)) = parsed.as_ref().and_then(|files| files.get(&key))
+        && let Some((seen, rules)) = parsed.as_ref().and_then(|files| files.get(path))
         && *seen == text
     {
         return rules.clone();
@@ -118,7 +118,7 @@ fn parsed_rules(path: &Path, text: String, scope: Scope) -> Result<Vec<Rule>, St
         if files.len() >= PARSED_SETTINGS_FILES_MAX {
             files.clear();
         }
-        files.insert(key, (text, rules.clone()));
+        files.insert(path.to_path_buf(), (text, rules.clone()));
     }
     rules
 }

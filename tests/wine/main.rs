@@ -217,8 +217,8 @@ impl WineSandbox {
 
     /// `cm.exe hook`; run once more when the Linux-side Wine process itself died by a
     /// signal (no exit status: Wine's loader or its server, not `cm.exe`, whose own crash
-    /// is a Windows exit code), which a loaded machine makes happen about once per
-    /// hundreds of runs. Said on stderr, so a retry is never silent.
+    /// is a Windows exit code): seen once in three runs of these goldens on a loaded
+    /// machine. Said on stderr, so a retry is never silent.
     fn hook(&self, platform: &str, event: &str, stdin: &[u8]) -> Output {
         let output = self.hook_once(platform, event, stdin);
         if output.status.code().is_some() {

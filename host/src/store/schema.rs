@@ -178,10 +178,10 @@ INSERT OR REPLACE INTO meta(key, value)
 
 /// Pending-call markers stay out of the journal's full-text indexes (issue 30): one is
 /// written by every PreToolUse and removed by its PostToolUse, and indexing each cost a
-/// hook two FTS5 inserts, two deletes and their segment flushes and merges (about 40 % of
-/// a served PreToolUse's instructions, callgrind). A marker's category never changes (it
-/// is deleted, not updated), so the insert and delete triggers skip the same rows. Markers
-/// indexed before are taken out of both indexes first.
+/// hook two FTS5 inserts, two deletes and their segment flushes and merges (about half
+/// of the journal write, a third of a served PreToolUse's instructions, callgrind). A
+/// marker's category never changes (it is deleted, not updated), so the insert and
+/// delete triggers skip the same rows. Markers indexed before are taken out first.
 const V3: &str = r#"
 DROP TRIGGER IF EXISTS journal_ai;
 DROP TRIGGER IF EXISTS journal_ad;
