@@ -198,3 +198,88 @@ fn every_hosts_entries_follow_the_binary_to_its_new_path_in_place() {
         "a second run at B had changes:\n{again}"
     );
 }
+
+/// The rows `cm doctor --json --agents <agents>` gives, as (name, status, detail, fix).
+fn doctor(sandbox: &Sandbox, agents: &str) -> (Vec<(String, String, String, String)>, bool) {
+    let out = sandbox
+        .cm()
+        .env("CONTEXT_MODE_DOCTOR_BUDGET_MS", "60000")
+        .env("XDG_CONFIG_HOME", sandbox.home.join(".config"))
+        .args(["doctor", "--json", "--agents", agents])
+        .output()
+        .expect("cm doctor");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+    let text = |row: &serde_json::Value, key: &str| row[key].as_str().unwrap_or("").to_owned();
+    let rows = report["checks"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| {
+            (
+                text(row, "name"),
+                text(row, "status"),
+                text(row, "detail"),
+                text(row, "fix"),
+            )
+        })
+        .collect();
+    (rows, out.status.success())
+}
+
+#[test]
+fn doctor_names_the_file_whose_entries_run_a_cm_that_is_gone() {
+    let sandbox = Sandbox::new();
+    let gone = cm_at(&sandbox.root.join("old-plugin/bin"));
+    let gone_text = gone.display().to_string();
+    let out = sandbox
+        .command(&gone)
+        .env("XDG_CONFIG_HOME", sandbox.home.join(".config"))
+        .args(["setup", "--yes", "--agents", "claude-code,opencode,codex"])
+        .output()
+        .expect("cm setup");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(&gone).expect("remove the old cm");
+
+    let (rows, ok) = doctor(&sandbox, "claude-code,opencode,codex");
+    assert!(!ok, "doctor exits 1 on a failed row");
+    for (id, file) in [
+        ("claude-code", "~/.claude/settings.json"),
+        ("claude-code", "~/.claude.json"),
+        ("opencode", "~/.config/opencode/opencode.json"),
+        ("codex", "~/.codex/config.toml"),
+    ] {
+        let row = rows
+            .iter()
+            .find(|(name, _, detail, _)| {
+                name == &format!("{id} cm path") && detail.starts_with(&format!("{file} runs "))
+            })
+            .unwrap_or_else(|| panic!("no {id} cm path row for {file}: {rows:#?}"));
+        assert_eq!(row.1, "FAIL", "{row:?}");
+        assert!(
+            row.2
+                .contains(&format!("runs {gone_text}, which no longer exists")),
+            "{row:?}"
+        );
+        assert_eq!(row.3, format!("cm setup --agents {id}"), "{row:?}");
+    }
+
+    // The fix it names puts the rows away.
+    let fixed = sandbox
+        .cm()
+        .env("XDG_CONFIG_HOME", sandbox.home.join(".config"))
+        .args(["setup", "--yes", "--agents", "claude-code,opencode,codex"])
+        .output()
+        .expect("cm setup");
+    assert!(
+        fixed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
+    let (rows, _) = doctor(&sandbox, "claude-code,opencode,codex");
+    let left: Vec<_> = rows.iter().filter(|r| r.0.ends_with(" cm path")).collect();
+    assert!(left.is_empty(), "{left:#?}");
+}

@@ -11,7 +11,7 @@ use super::apply::merge;
 use super::files::read_existing;
 use super::manifest::Manifest;
 use super::model::ChangeKind;
-use super::signature::invocation_tail;
+use super::signature::{invocation_tail, programs};
 use super::{json_merge, toml_merge};
 use crate::model::{ConfigFormat, EditKind};
 
@@ -25,6 +25,8 @@ pub struct AgentRegistration {
     /// The required edits (mcp-server, hooks, feature) and their state.
     pub edits: Vec<EditCheck>,
     pub duplicates: Vec<DuplicateHook>,
+    /// Entries of ours that run a `cm` no longer there (an npm or plugin update moved it).
+    pub missing_binaries: Vec<MissingBinary>,
     /// For an adapter whose plan depends on the host's version: the version line found,
     /// `Some(None)` when the host's program did not answer; `None` otherwise.
     pub host_version: Option<Option<String>>,
@@ -71,6 +73,13 @@ pub struct DuplicateHook {
     pub fix: String,
 }
 
+/// An entry of ours in `file` runs `program`, an absolute path where nothing is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingBinary {
+    pub file: PathBuf,
+    pub program: String,
+}
+
 /// Checks every agent (detected or not) against the plan `cm setup` would apply with
 /// `cm_command`, required edits only.
 pub fn inspect(
@@ -98,7 +107,13 @@ pub fn inspect_project(
         let (edits, _) = agent.plan(cm_command, home, project, Extras::default())?;
         let mut checks = Vec::new();
         let mut duplicates = Vec::new();
+        let mut missing_binaries: Vec<MissingBinary> = Vec::new();
         for edit in &edits {
+            for missing in missing_programs(&edit.path, edit.format) {
+                if !missing_binaries.contains(&missing) {
+                    missing_binaries.push(missing);
+                }
+            }
             let state = check(&manifest, &edit.path, edit.format, &edit.content);
             if edit.kind == EditKind::Hooks {
                 duplicates.extend(duplicated_hooks(&edit.path, edit.format, &fix));
@@ -121,6 +136,7 @@ pub fn inspect_project(
             id,
             edits: checks,
             duplicates,
+            missing_binaries,
             host_version,
             mcp_only: agent.descriptor.events.is_empty(),
         });
@@ -194,17 +210,40 @@ pub fn check(manifest: &Manifest, path: &Path, format: ConfigFormat, content: &s
     EditState::Partial { missing }
 }
 
-fn duplicated_hooks(path: &Path, format: ConfigFormat, fix: &str) -> Vec<DuplicateHook> {
-    let Ok(Some(bytes)) = read_existing(path) else {
+/// The `cm` programs our entries in `path` run that are absolute paths to nothing. A
+/// bare `cm` is looked up on PATH by the agent, so it is not judged here.
+fn missing_programs(path: &Path, format: ConfigFormat) -> Vec<MissingBinary> {
+    let Some(value) = file_value(path, format) else {
         return Vec::new();
     };
+    programs(&value)
+        .into_iter()
+        .filter(|program| {
+            let program = Path::new(program);
+            program.is_absolute() && !program.exists()
+        })
+        .map(|program| MissingBinary {
+            file: path.to_path_buf(),
+            program,
+        })
+        .collect()
+}
+
+/// A JSON or TOML config file as a plain value; none when absent, unreadable or text.
+fn file_value(path: &Path, format: ConfigFormat) -> Option<Value> {
+    let bytes = read_existing(path).ok()??;
     let text = String::from_utf8_lossy(&bytes);
-    let value = match format {
-        ConfigFormat::Json => json_merge::to_value(&text),
-        ConfigFormat::Toml => toml_merge::to_value(&text),
-        ConfigFormat::Text => return Vec::new(),
+    match format {
+        ConfigFormat::Json => json_merge::to_value(&text).ok(),
+        ConfigFormat::Toml => toml_merge::to_value(&text).ok(),
+        ConfigFormat::Text => None,
+    }
+}
+
+fn duplicated_hooks(path: &Path, format: ConfigFormat, fix: &str) -> Vec<DuplicateHook> {
+    let Some(value) = file_value(path, format) else {
+        return Vec::new();
     };
-    let Ok(value) = value else { return Vec::new() };
     let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new();
     count_hooks(&value, "", &mut seen);
     seen.into_iter()
