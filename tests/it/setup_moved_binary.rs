@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::setup_files::{stdout, write};
-use crate::common::{CM, Sandbox};
+use crate::common::Sandbox;
+use crate::common::setup_files::{cm_at, stdout, write};
 use crate::hook_served::{fake_claude, path_with};
 
 /// The user's own files (path, text, a part of it setup must keep as it is).
@@ -39,17 +39,6 @@ const USER_FILES: &[(&str, &str, &str)] = &[
         "command = \"other-mcp\" # keep\n",
     ),
 ];
-
-/// A copy of the built `cm` at `dir/cm` (a hard link when the file system allows: the
-/// path is what differs, and `cm` canonicalises symlinks away).
-fn cm_at(dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir).expect("mkdir");
-    let target = dir.join("cm");
-    if std::fs::hard_link(CM, &target).is_err() {
-        std::fs::copy(CM, &target).expect("copy cm");
-    }
-    target.canonicalize().expect("canonical cm")
-}
 
 /// Every agent id `cm` knows, from the one-line refusal of an unknown one.
 fn every_agent(sandbox: &Sandbox) -> Vec<String> {
