@@ -1,4 +1,4 @@
-//! How this `cm` was installed and the exact commands that update it that way (ADR 36):
+//! How this `cm` was installed and the exact commands that update it that way (ADR 37):
 //! the channel is read from where the running binary really is — an npm platform
 //! package, cargo's bin directory, a checkout's `target/` directory, anything else a
 //! release archive unpacked by hand — plus the update of a context-mode host plugin
