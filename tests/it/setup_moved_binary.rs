@@ -223,7 +223,12 @@ fn doctor_names_the_file_whose_entries_run_a_cm_that_is_gone() {
     let out = sandbox
         .command(&gone)
         .env("XDG_CONFIG_HOME", sandbox.home.join(".config"))
-        .args(["setup", "--yes", "--agents", "claude-code,opencode,codex"])
+        .args([
+            "setup",
+            "--yes",
+            "--agents",
+            "claude-code,opencode,codex,pi",
+        ])
         .output()
         .expect("cm setup");
     assert!(
@@ -233,13 +238,16 @@ fn doctor_names_the_file_whose_entries_run_a_cm_that_is_gone() {
     );
     std::fs::remove_file(&gone).expect("remove the old cm");
 
-    let (rows, ok) = doctor(&sandbox, "claude-code,opencode,codex");
+    let (rows, ok) = doctor(&sandbox, "claude-code,opencode,codex,pi");
     assert!(!ok, "doctor exits 1 on a failed row");
     for (id, file) in [
         ("claude-code", "~/.claude/settings.json"),
         ("claude-code", "~/.claude.json"),
         ("opencode", "~/.config/opencode/opencode.json"),
         ("codex", "~/.codex/config.toml"),
+        // The JS shims OpenCode and Pi load keep the path as a string constant.
+        ("opencode", "~/.config/opencode/plugins/context-mode.js"),
+        ("pi", "~/.pi/agent/extensions/context-mode.js"),
     ] {
         let row = rows
             .iter()
@@ -260,7 +268,12 @@ fn doctor_names_the_file_whose_entries_run_a_cm_that_is_gone() {
     let fixed = sandbox
         .cm()
         .env("XDG_CONFIG_HOME", sandbox.home.join(".config"))
-        .args(["setup", "--yes", "--agents", "claude-code,opencode,codex"])
+        .args([
+            "setup",
+            "--yes",
+            "--agents",
+            "claude-code,opencode,codex,pi",
+        ])
         .output()
         .expect("cm setup");
     assert!(
@@ -268,7 +281,7 @@ fn doctor_names_the_file_whose_entries_run_a_cm_that_is_gone() {
         "{}",
         String::from_utf8_lossy(&fixed.stderr)
     );
-    let (rows, _) = doctor(&sandbox, "claude-code,opencode,codex");
+    let (rows, _) = doctor(&sandbox, "claude-code,opencode,codex,pi");
     let left: Vec<_> = rows.iter().filter(|r| r.0.ends_with(" cm path")).collect();
     assert!(left.is_empty(), "{left:#?}");
 }

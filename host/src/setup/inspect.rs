@@ -109,7 +109,11 @@ pub fn inspect_project(
         let mut duplicates = Vec::new();
         let mut missing_binaries: Vec<MissingBinary> = Vec::new();
         for edit in &edits {
-            for missing in missing_programs(&edit.path, edit.format) {
+            let missing = match edit.format {
+                ConfigFormat::Text => missing_in_text(&edit.path, &edit.content, cm_command),
+                format => missing_programs(&edit.path, format),
+            };
+            for missing in missing {
                 if !missing_binaries.contains(&missing) {
                     missing_binaries.push(missing);
                 }
@@ -210,23 +214,56 @@ pub fn check(manifest: &Manifest, path: &Path, format: ConfigFormat, content: &s
     EditState::Partial { missing }
 }
 
-/// The `cm` programs our entries in `path` run that are absolute paths to nothing. A
-/// bare `cm` is looked up on PATH by the agent, so it is not judged here.
+/// The `cm` programs our entries in a JSON or TOML file run, where they are gone.
 fn missing_programs(path: &Path, format: ConfigFormat) -> Vec<MissingBinary> {
     let Some(value) = file_value(path, format) else {
         return Vec::new();
     };
-    programs(&value)
-        .into_iter()
+    gone(path, programs(&value).into_iter())
+}
+
+/// Of the programs `file` runs, those that are absolute paths to nothing. A bare `cm`
+/// is looked up on PATH by the agent, so it is not judged here.
+fn gone(file: &Path, programs: impl Iterator<Item = String>) -> Vec<MissingBinary> {
+    programs
         .filter(|program| {
             let program = Path::new(program);
             program.is_absolute() && !program.exists()
         })
         .map(|program| MissingBinary {
-            file: path.to_path_buf(),
+            file: file.to_path_buf(),
             program,
         })
         .collect()
+}
+
+/// The `cm` a text file of ours (the OpenCode and Pi shims) runs, where it is gone.
+/// Generic over shims: the plan's line that carries `cm_command` as a JSON string
+/// (`const CM = "/path/cm";`) says where the file keeps it, and the file's line with
+/// the same start holds the path it was written with.
+fn missing_in_text(path: &Path, content: &str, cm_command: &str) -> Vec<MissingBinary> {
+    let literal = Value::from(cm_command).to_string();
+    let Some(prefix) = content
+        .lines()
+        .find_map(|line| line.find(&literal).map(|at| &line[..at]))
+        .filter(|prefix| !prefix.trim().is_empty())
+    else {
+        return Vec::new();
+    };
+    let Ok(Some(bytes)) = read_existing(path) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let written = text
+        .lines()
+        .filter_map(|line| line.strip_prefix(prefix))
+        .filter_map(|rest| {
+            serde_json::Deserializer::from_str(rest)
+                .into_iter::<String>()
+                .next()?
+                .ok()
+        });
+    gone(path, written)
 }
 
 /// A JSON or TOML config file as a plain value; none when absent, unreadable or text.
