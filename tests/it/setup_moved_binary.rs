@@ -2,7 +2,8 @@
 //! own entries in place, for every host at once: set up every agent with the binary at
 //! path A, then with a copy at path B. Every file must then be exactly what A wrote with
 //! A's path replaced by B's — same position, nothing doubled, nothing appended, the
-//! user's own entries untouched — and a third run must change nothing. Covers every form
+//! user's own entries untouched —, a third run must change nothing, and `--remove` must
+//! leave only the user's files, byte for byte. Covers every form
 //! setup writes: command strings, `{command, args}` servers, OpenCode's and KiloCode's
 //! argv arrays, Codex's TOML, Claude Code's served `mcp_tool` hooks, the statusline,
 //! whole shim files.
@@ -186,6 +187,27 @@ fn every_hosts_entries_follow_the_binary_to_its_new_path_in_place() {
         !again.contains("backed up"),
         "a second run at B had changes:\n{again}"
     );
+
+    // `--remove` after the move takes out what both runs wrote: the user's files are
+    // back to their bytes, every other file setup made is gone.
+    let out = sandbox
+        .command(&b)
+        .env("XDG_CONFIG_HOME", sandbox.home.join(".config"))
+        .args(["setup", "--remove", "--yes"])
+        .output()
+        .expect("cm setup --remove");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut left = snapshot(&dirs);
+    left.remove(&bin.join("claude"));
+    let users: BTreeMap<PathBuf, String> = USER_FILES
+        .iter()
+        .map(|(path, text, _)| (sandbox.home.join(path), text.to_string()))
+        .collect();
+    assert_eq!(left, users, "{}", stdout(&out));
 }
 
 /// The rows `cm doctor --json --agents <agents>` gives, as (name, status, detail, fix).
