@@ -281,7 +281,9 @@ pub fn info_for(exe: &Path, cargo_bin: &Path, home: Option<&Path>, recorded: &Pa
         source,
         notes,
         commands,
-        plugins: home.map(host_plugins).unwrap_or_default(),
+        plugins: home
+            .map(|home| host_plugins(&home.join(".claude"), &codex_home(home)))
+            .unwrap_or_default(),
     }
 }
 
@@ -325,22 +327,32 @@ pub fn report(info: &UpgradeInfo) -> String {
     lines.join("\n")
 }
 
-/// The update command of each context-mode plugin a host has installed: Claude Code's
-/// `~/.claude/plugins/installed_plugins.json` (`{"plugins": {"<name>@<marketplace>":
-/// …}}`, versions 1 and 2), Codex's `[plugins."<name>@<marketplace>"]` tables in
-/// `~/.codex/config.toml`. A file that is absent or unreadable counts as none.
-fn host_plugins(home: &Path) -> Vec<(String, String)> {
+/// Where Codex keeps its config: `$CODEX_HOME` when set, else `~/.codex` (as Codex and
+/// our codex adapter read it).
+fn codex_home(home: &Path) -> PathBuf {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".codex"))
+}
+
+/// The update command of each context-mode plugin a host has installed. Claude Code:
+/// a `context-mode@<marketplace>` key in `<claude>/plugins/installed_plugins.json`
+/// (`{"plugins": {"<name>@<marketplace>": …}}`, versions 1 and 2 of its schema). Codex
+/// (0.171.0, seen by installing a plugin with the real client): a
+/// `[plugins."context-mode@<marketplace>"]` table in `<codex>/config.toml`; a Git
+/// marketplace is upgraded with its plugins, a local one (`[marketplaces.<m>]
+/// source_type = "local"`) is read from its folder, so adding the plugin again installs
+/// what the folder now holds. A file that is absent or unreadable counts as none.
+fn host_plugins(claude: &Path, codex: &Path) -> Vec<(String, String)> {
     let ours = |key: &str| {
         key.split_once('@')
             .filter(|(name, marketplace)| *name == PLUGIN_NAME && !marketplace.is_empty())
             .map(|(_, marketplace)| marketplace.to_owned())
     };
     let mut found = Vec::new();
-    let claude = home
-        .join(".claude")
-        .join("plugins")
-        .join("installed_plugins.json");
-    if let Some(plugins) = std::fs::read_to_string(claude)
+    let record = claude.join("plugins").join("installed_plugins.json");
+    if let Some(plugins) = std::fs::read_to_string(record)
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|doc| doc.get("plugins")?.as_object().cloned())
@@ -352,18 +364,32 @@ fn host_plugins(home: &Path) -> Vec<(String, String)> {
             ));
         }
     }
-    let codex = home.join(".codex").join("config.toml");
-    if let Some(plugins) = std::fs::read_to_string(codex)
+    let Some(config) = std::fs::read_to_string(codex.join("config.toml"))
         .ok()
         .and_then(|text| text.parse::<toml::Table>().ok())
-        .and_then(|doc| doc.get("plugins")?.as_table().cloned())
+    else {
+        return found;
+    };
+    let plugins = config.get("plugins").and_then(toml::Value::as_table);
+    for marketplace in plugins
+        .into_iter()
+        .flat_map(|t| t.keys())
+        .filter_map(|k| ours(k))
     {
-        for marketplace in plugins.keys().filter_map(|k| ours(k)) {
-            found.push((
-                "Codex".to_owned(),
-                format!("codex plugin marketplace upgrade {marketplace}"),
-            ));
-        }
+        let local = config
+            .get("marketplaces")
+            .and_then(|m| m.get(&marketplace))
+            .and_then(|m| m.get("source_type"))
+            .and_then(toml::Value::as_str)
+            == Some("local");
+        found.push((
+            "Codex".to_owned(),
+            if local {
+                format!("codex plugin add {PLUGIN_NAME}@{marketplace}")
+            } else {
+                format!("codex plugin marketplace upgrade {marketplace}")
+            },
+        ));
     }
     found
 }

@@ -240,7 +240,7 @@ fn a_binary_anywhere_else_is_an_archive_and_nothing_is_downloaded() {
 }
 
 #[test]
-fn an_installed_claude_code_plugin_gets_its_update_line() {
+fn installed_claude_code_and_codex_plugins_get_their_update_lines() {
     let sandbox = Sandbox::new();
     let plugins = sandbox.home.join(".claude/plugins");
     std::fs::create_dir_all(&plugins).unwrap();
@@ -250,9 +250,21 @@ fn an_installed_claude_code_plugin_gets_its_update_line() {
             "installPath": "/x/cache/context-mode/context-mode/1.0.0", "version": "1.0.0"}]}}"#,
     )
     .unwrap();
+    // What Codex 0.171.0 writes for `codex plugin marketplace add <repo>` + `codex plugin
+    // add context-mode@context-mode`.
+    std::fs::create_dir_all(sandbox.home.join(".codex")).unwrap();
+    std::fs::write(
+        sandbox.home.join(".codex/config.toml"),
+        "[marketplaces.context-mode]\nsource_type = \"git\"\nsource = \"https://github.com/x/context-mode\"\n\n[plugins.\"context-mode@context-mode\"]\nenabled = true\n",
+    )
+    .unwrap();
     let text = upgrade_with(&sandbox, std::path::Path::new(common::CM), &[]);
     assert!(
         text.contains("Claude Code plugin installed; update it with:\n  claude plugin update context-mode@context-mode"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Codex plugin installed; update it with:\n  codex plugin marketplace upgrade context-mode"),
         "{text}"
     );
 }

@@ -146,25 +146,23 @@ fn each_channel_says_its_update() {
 #[test]
 fn installed_host_plugins_get_their_update_line() {
     let home = tempfile::tempdir().unwrap();
-    assert!(host_plugins(home.path()).is_empty());
-    let plugins = home.path().join(".claude/plugins");
-    std::fs::create_dir_all(&plugins).unwrap();
+    let (claude, codex) = (home.path().join(".claude"), home.path().join(".codex"));
+    assert!(host_plugins(&claude, &codex).is_empty());
+    std::fs::create_dir_all(claude.join("plugins")).unwrap();
     // Claude Code's version 2 record: a list of installs per `name@marketplace`.
     std::fs::write(
-        plugins.join("installed_plugins.json"),
+        claude.join("plugins/installed_plugins.json"),
         r#"{"version": 2, "plugins": {
             "context-mode@context-mode": [{"scope": "user", "installPath": "/x", "version": "1.0.0"}],
             "other@context-mode": [{"scope": "user", "installPath": "/y"}]}}"#,
     )
     .unwrap();
-    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
-    std::fs::write(
-        home.path().join(".codex/config.toml"),
-        "[plugins.\"context-mode@context-mode\"]\nenabled = true\n",
-    )
-    .unwrap();
+    // What `codex plugin marketplace add <git repo>` + `codex plugin add` leave.
+    std::fs::create_dir_all(&codex).unwrap();
+    let git = "[marketplaces.context-mode]\nsource_type = \"git\"\nsource = \"https://github.com/x/context-mode\"\n\n[plugins.\"context-mode@context-mode\"]\nenabled = true\n";
+    std::fs::write(codex.join("config.toml"), git).unwrap();
     assert_eq!(
-        host_plugins(home.path()),
+        host_plugins(&claude, &codex),
         [
             (
                 "Claude Code".to_owned(),
@@ -176,7 +174,17 @@ fn installed_host_plugins_get_their_update_line() {
             )
         ]
     );
+    // A local marketplace is not upgradable: adding the plugin again reads its folder.
+    std::fs::write(
+        codex.join("config.toml"),
+        git.replace("\"git\"", "\"local\""),
+    )
+    .unwrap();
+    assert_eq!(
+        host_plugins(&claude, &codex)[1].1,
+        "codex plugin add context-mode@context-mode"
+    );
     // A damaged record is no plugin, not an error.
-    std::fs::write(plugins.join("installed_plugins.json"), "{oops").unwrap();
-    assert_eq!(host_plugins(home.path()).len(), 1);
+    std::fs::write(claude.join("plugins/installed_plugins.json"), "{oops").unwrap();
+    assert_eq!(host_plugins(&claude, &codex).len(), 1);
 }
