@@ -1,11 +1,29 @@
-//! Where this `cm` came from and the exact commands that rebuild and reinstall it from
-//! that source. Nothing is downloaded here: the commands are for a person or an agent.
+//! How this `cm` was installed and the exact commands that update it that way (ADR 37):
+//! the channel is read from where the running binary really is — an npm platform
+//! package, cargo's bin directory, a checkout's `target/` directory, anything else a
+//! release archive unpacked by hand — plus the update of a context-mode host plugin
+//! (Claude Code, Codex) when one is installed. Nothing is downloaded or run here: the
+//! commands are for a person or an agent.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::platform::Os;
+use crate::platform::fs::Canonical as _;
+
 /// The version of this binary.
 pub const INSTALLED_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The npm scope of the platform packages (`@context-mode/cm-linux-x64`, …) and the
+/// launcher package that depends on them.
+const NPM_SCOPE: &str = "@context-mode";
+const NPM_LAUNCHER: &str = "context-mode";
+/// The folder npx keeps the packages it fetched in (`~/.npm/_npx/<hash>/`).
+const NPX_CACHE_DIR: &str = "_npx";
+/// The profile folders of `target/` whose binaries are source builds.
+const BUILD_PROFILES: [&str; 3] = ["release", "debug", "dist"];
+/// The name our Claude Code and Codex plugins have in their marketplaces.
+const PLUGIN_NAME: &str = "context-mode";
 
 /// The source tree this binary was built from (recorded at build time).
 pub fn source_dir() -> PathBuf {
@@ -13,7 +31,107 @@ pub fn source_dir() -> PathBuf {
     host.parent().unwrap_or(host).to_path_buf()
 }
 
-/// What is at the recorded source tree now.
+/// How the running binary got where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Channel {
+    /// An npm platform package (`node_modules/@context-mode/cm-<platform>/bin/cm`).
+    Npm {
+        package: String,
+        install: NpmInstall,
+    },
+    /// `cargo install`'s bin directory.
+    Cargo,
+    /// `<checkout>/target/[<triple>/]<profile>/cm`.
+    SourceBuild { checkout: PathBuf, profile: String },
+    /// Anywhere else: a release archive unpacked by hand (or a copy).
+    Archive,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NpmInstall {
+    /// `npm install -g context-mode`: the platform package nested in the launcher's.
+    Global,
+    /// npx's cache: each `npx -y context-mode@latest` fetches the newest on its own.
+    Npx,
+    /// A dependency of the project at this directory.
+    Project(PathBuf),
+}
+
+/// Where `exe` (an absolute, canonical path as `os` writes it) came from. `cargo_bin`:
+/// where `cargo install` puts binaries. Pure: reads nothing.
+pub fn classify(exe: &str, cargo_bin: &str, os: Os) -> Channel {
+    let words = os.path_words(exe);
+    let cm = os.executable_name("cm");
+    if words.last().is_none_or(|name| !os.same_name(name, &cm)) {
+        return Channel::Archive;
+    }
+    let dir = &words[..words.len() - 1];
+    if let Some(channel) = npm_channel(exe, dir, os) {
+        return channel;
+    }
+    let bin = os.path_words(cargo_bin);
+    if dir.len() == bin.len() && dir.iter().zip(&bin).all(|(a, b)| os.same_name(a, b)) {
+        return Channel::Cargo;
+    }
+    // `target/<profile>/cm` or, cross-built, `target/<triple>/<profile>/cm`.
+    let n = dir.len();
+    for target_at in [n.checked_sub(2), n.checked_sub(3)].into_iter().flatten() {
+        if os.same_name(dir[target_at], "target")
+            && let Some(profile) = dir.last()
+            && BUILD_PROFILES.iter().any(|p| os.same_name(profile, p))
+            && target_at > 0
+        {
+            return Channel::SourceBuild {
+                checkout: PathBuf::from(before(exe, dir[target_at])),
+                profile: profile.to_ascii_lowercase(),
+            };
+        }
+    }
+    Channel::Archive
+}
+
+/// `…/node_modules/@context-mode/cm-<platform>/bin` at the end of `dir`.
+fn npm_channel(exe: &str, dir: &[&str], os: Os) -> Option<Channel> {
+    let [.., modules, scope, package, bin] = dir else {
+        return None;
+    };
+    let ours = os.same_name(modules, "node_modules")
+        && os.same_name(scope, NPM_SCOPE)
+        && package.starts_with("cm-")
+        && os.same_name(bin, "bin");
+    if !ours {
+        return None;
+    }
+    let package = format!("{NPM_SCOPE}/{package}");
+    let above = &dir[..dir.len() - 4];
+    let install = if above.iter().any(|w| os.same_name(w, NPX_CACHE_DIR)) {
+        NpmInstall::Npx
+    } else if let [.., parent, launcher] = above
+        && os.same_name(parent, "node_modules")
+        && os.same_name(launcher, NPM_LAUNCHER)
+    {
+        // npm nests a global package's dependencies inside it; a project's are
+        // hoisted to the project's own node_modules.
+        NpmInstall::Global
+    } else {
+        NpmInstall::Project(PathBuf::from(before(exe, modules)))
+    };
+    Some(Channel::Npm { package, install })
+}
+
+/// The part of `path` before `word`, one of its words (a sub-slice of it), without the
+/// separator: the directory that holds it.
+fn before<'a>(path: &'a str, word: &str) -> &'a str {
+    let at = (word.as_ptr() as usize).saturating_sub(path.as_ptr() as usize);
+    let head = path.get(..at).unwrap_or(path);
+    match head.trim_end_matches(['/', '\\']) {
+        // The root itself (`/target/debug/cm`).
+        "" => &head[..head.len().min(1)],
+        trimmed => trimmed,
+    }
+}
+
+/// What is at a source tree now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// The tree is there: its workspace version and, for a git checkout, its commit.
@@ -26,77 +144,254 @@ pub enum Source {
     Missing,
 }
 
+impl Source {
+    fn at(repo: &Path) -> Source {
+        if repo.join("host").join("Cargo.toml").is_file() {
+            Source::Present {
+                version: workspace_version(repo),
+                commit: git_commit(repo),
+                git: repo.join(".git").exists(),
+            }
+        } else {
+            Source::Missing
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct UpgradeInfo {
     pub installed_version: &'static str,
-    pub source_dir: PathBuf,
-    pub source: Source,
+    /// The running binary, canonical.
+    pub exe: PathBuf,
+    pub channel: Channel,
+    /// The tree the commands build from (cargo: the recorded one; source build: the
+    /// checkout the binary is in), when the channel builds from source.
+    pub source: Option<(PathBuf, Source)>,
+    /// One line on the channel, and what to know about it.
+    pub notes: Vec<String>,
     /// Commands to run in order, each a full shell line.
     pub commands: Vec<String>,
+    /// `(host, update command)` for each context-mode host plugin installed.
+    pub plugins: Vec<(String, String)>,
 }
 
+/// The running binary's channel and commands.
 pub fn info() -> UpgradeInfo {
-    info_for(&source_dir())
+    let exe = std::env::current_exe()
+        .and_then(|exe| exe.canonical())
+        .unwrap_or_else(|_| PathBuf::from(Os::current().executable_name("cm")));
+    let home = crate::paths::home_dir();
+    info_for(&exe, &cargo_bin(), home.as_deref(), &source_dir())
 }
 
-pub fn info_for(repo: &Path) -> UpgradeInfo {
-    let source = if repo.join("host").join("Cargo.toml").is_file() {
-        Source::Present {
-            version: workspace_version(repo),
-            commit: git_commit(repo),
-            git: repo.join(".git").exists(),
-        }
-    } else {
-        Source::Missing
-    };
+/// [`info`] for a binary at `exe`, with cargo's bin directory, the home holding the
+/// agents' plugin records and the recorded source tree given.
+pub fn info_for(exe: &Path, cargo_bin: &Path, home: Option<&Path>, recorded: &Path) -> UpgradeInfo {
+    let os = Os::current();
+    let bin = cargo_bin
+        .canonical()
+        .unwrap_or_else(|_| cargo_bin.to_path_buf());
+    let channel = classify(&exe.display().to_string(), &bin.display().to_string(), os);
+    let exe_word = shell_word(&exe.display().to_string());
+    let refresh = format!("{exe_word} upgrade");
+    let mut notes = Vec::new();
     let mut commands = Vec::new();
-    if let Source::Present { git, .. } = &source {
-        let repo_arg = shell_word(&repo.display().to_string());
-        if *git {
-            commands.push(format!("git -C {repo_arg} pull --ff-only"));
+    let mut source = None;
+    match &channel {
+        Channel::Npm { package, install } => match install {
+            NpmInstall::Global => {
+                notes.push(format!("channel: npm, global install ({package})"));
+                commands.push(format!("npm install -g {NPM_LAUNCHER}@latest"));
+                commands.push(refresh);
+            }
+            NpmInstall::Npx => {
+                notes.push(format!("channel: npx cache ({package})"));
+                notes.push(format!(
+                    "nothing to upgrade in place: each `npx -y {NPM_LAUNCHER}@latest …` fetches the newest release; run setup through it so the agents point at that one"
+                ));
+                commands.push(format!("npx -y {NPM_LAUNCHER}@latest setup"));
+            }
+            NpmInstall::Project(project) => {
+                notes.push(format!(
+                    "channel: npm, a dependency of {} ({package})",
+                    project.display()
+                ));
+                commands.push(format!(
+                    "npm install --prefix {} {NPM_LAUNCHER}@latest",
+                    shell_word(&project.display().to_string())
+                ));
+                commands.push(refresh);
+            }
+        },
+        Channel::Cargo => {
+            notes.push(format!("channel: cargo install ({})", bin.display()));
+            let tree = Source::at(recorded);
+            if let Source::Present { git, .. } = &tree {
+                if *git {
+                    commands.push(format!(
+                        "git -C {} pull --ff-only",
+                        shell_word(&recorded.display().to_string())
+                    ));
+                }
+                commands.push(format!(
+                    "cargo install --locked --path {}",
+                    shell_word(&recorded.join("host").display().to_string())
+                ));
+                commands.push(refresh);
+            }
+            source = Some((recorded.to_path_buf(), tree));
         }
-        commands.push(format!(
-            "cargo install --locked --path {}",
-            shell_word(&repo.join("host").display().to_string())
-        ));
-        commands.push(format!(
-            "{} upgrade",
-            shell_word(&installed_cm().display().to_string())
-        ));
+        Channel::SourceBuild { checkout, profile } => {
+            notes.push(format!(
+                "channel: source build ({profile} profile of {})",
+                checkout.display()
+            ));
+            let tree = Source::at(checkout);
+            if let Source::Present { git, .. } = &tree {
+                let repo = shell_word(&checkout.display().to_string());
+                if *git {
+                    commands.push(format!("git -C {repo} pull --ff-only"));
+                }
+                let manifest = shell_word(&checkout.join("Cargo.toml").display().to_string());
+                commands.push(match profile.as_str() {
+                    "debug" => format!("cargo build --locked -p cm --manifest-path {manifest}"),
+                    "release" => {
+                        format!("cargo build --locked --release -p cm --manifest-path {manifest}")
+                    }
+                    // target/dist holds what `cargo xtask dist` builds.
+                    _ => format!("cd {repo} && cargo xtask dist"),
+                });
+                commands.push(refresh);
+            }
+            source = Some((checkout.clone(), tree));
+        }
+        Channel::Archive => {
+            notes.push("channel: a release archive (or a copy) unpacked by hand".into());
+            notes.push(format!(
+                "release archives are what `cargo xtask dist` builds in a context-mode checkout: cm-<version>-<target>.tar.gz (.zip for Windows), each with a .sha256 beside it; check the sha256, unpack, replace {} with the new cm, then run:",
+                exe.display()
+            ));
+            commands.push(refresh);
+        }
     }
     UpgradeInfo {
         installed_version: INSTALLED_VERSION,
-        source_dir: repo.to_path_buf(),
+        exe: exe.to_path_buf(),
+        channel,
         source,
+        notes,
         commands,
+        plugins: home
+            .map(|home| host_plugins(&home.join(".claude"), &codex_home(home)))
+            .unwrap_or_default(),
     }
 }
 
 /// The report both `cm upgrade` and `ctx_upgrade` give.
 pub fn report(info: &UpgradeInfo) -> String {
-    let mut lines = vec![format!("installed: cm {}", info.installed_version)];
+    let mut lines = vec![format!(
+        "installed: cm {} ({})",
+        info.installed_version,
+        info.exe.display()
+    )];
+    lines.extend(info.notes.iter().cloned());
     match &info.source {
-        Source::Present {
-            version, commit, ..
-        } => lines.push(format!(
+        Some((
+            dir,
+            Source::Present {
+                version, commit, ..
+            },
+        )) => lines.push(format!(
             "source: {} (version {}{})",
-            info.source_dir.display(),
+            dir.display(),
             version.as_deref().unwrap_or("unknown"),
             commit
                 .as_deref()
                 .map(|c| format!(", commit {c}"))
                 .unwrap_or_default()
         )),
-        Source::Missing => lines.push(format!(
+        Some((dir, Source::Missing)) => lines.push(format!(
             "source: {} no longer exists; clone context-mode again and run `cargo install --locked --path <clone>/host`",
-            info.source_dir.display()
+            dir.display()
         )),
+        None => {}
     }
     if !info.commands.is_empty() {
-        lines.push("to rebuild, reinstall and refresh the agents' hooks, run:".into());
+        lines.push("to update cm and refresh the agents' hooks, run:".into());
         lines.extend(info.commands.iter().map(|c| format!("  {c}")));
     }
+    for (host, command) in &info.plugins {
+        lines.push(format!("{host} plugin installed; update it with:"));
+        lines.push(format!("  {command}"));
+    }
     lines.join("\n")
+}
+
+/// Where Codex keeps its config: `$CODEX_HOME` when set, else `~/.codex` (as Codex and
+/// our codex adapter read it).
+fn codex_home(home: &Path) -> PathBuf {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".codex"))
+}
+
+/// The update command of each context-mode plugin a host has installed. Claude Code:
+/// a `context-mode@<marketplace>` key in `<claude>/plugins/installed_plugins.json`
+/// (`{"plugins": {"<name>@<marketplace>": …}}`, versions 1 and 2 of its schema). Codex
+/// (0.171.0, seen by installing a plugin with the real client): a
+/// `[plugins."context-mode@<marketplace>"]` table in `<codex>/config.toml`; a Git
+/// marketplace is upgraded with its plugins, a local one (`[marketplaces.<m>]
+/// source_type = "local"`) is read from its folder, so adding the plugin again installs
+/// what the folder now holds. A file that is absent or unreadable counts as none.
+fn host_plugins(claude: &Path, codex: &Path) -> Vec<(String, String)> {
+    let ours = |key: &str| {
+        key.split_once('@')
+            .filter(|(name, marketplace)| *name == PLUGIN_NAME && !marketplace.is_empty())
+            .map(|(_, marketplace)| marketplace.to_owned())
+    };
+    let mut found = Vec::new();
+    let record = claude.join("plugins").join("installed_plugins.json");
+    if let Some(plugins) = std::fs::read_to_string(record)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|doc| doc.get("plugins")?.as_object().cloned())
+    {
+        for key in plugins.keys().filter(|k| ours(k).is_some()) {
+            found.push((
+                "Claude Code".to_owned(),
+                format!("claude plugin update {key}"),
+            ));
+        }
+    }
+    let Some(config) = std::fs::read_to_string(codex.join("config.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+    else {
+        return found;
+    };
+    let plugins = config.get("plugins").and_then(toml::Value::as_table);
+    for marketplace in plugins
+        .into_iter()
+        .flat_map(|t| t.keys())
+        .filter_map(|k| ours(k))
+    {
+        let local = config
+            .get("marketplaces")
+            .and_then(|m| m.get(&marketplace))
+            .and_then(|m| m.get("source_type"))
+            .and_then(toml::Value::as_str)
+            == Some("local");
+        found.push((
+            "Codex".to_owned(),
+            if local {
+                format!("codex plugin add {PLUGIN_NAME}@{marketplace}")
+            } else {
+                format!("codex plugin marketplace upgrade {marketplace}")
+            },
+        ));
+    }
+    found
 }
 
 fn workspace_version(repo: &Path) -> Option<String> {
@@ -137,11 +432,6 @@ fn cargo_bin() -> PathBuf {
         .join("bin")
 }
 
-/// The `cm` that `cargo install` writes (`cm.exe` on Windows).
-fn installed_cm() -> PathBuf {
-    cargo_bin().join(crate::platform::Os::current().executable_name("cm"))
-}
-
 /// A path as one shell word: bare when safe, else single-quoted.
 fn shell_word(word: &str) -> String {
     if word
@@ -154,33 +444,4 @@ fn shell_word(word: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_build_tree_is_found_with_its_version() {
-        let info = info();
-        let Source::Present { version, .. } = &info.source else {
-            panic!("the source tree of this test build exists");
-        };
-        assert_eq!(version.as_deref(), Some(INSTALLED_VERSION));
-        assert!(
-            info.commands
-                .iter()
-                .any(|c| c.starts_with("cargo install --locked --path "))
-        );
-        // The binary cargo installed, by its file name on this OS (`cm.exe` on Windows).
-        let cm = cargo_bin().join(crate::platform::Os::current().executable_name("cm"));
-        let upgrade = format!("{} upgrade", shell_word(&cm.display().to_string()));
-        assert_eq!(info.commands.last(), Some(&upgrade));
-    }
-
-    #[test]
-    fn a_missing_tree_is_said_plainly() {
-        let info = info_for(Path::new("/nonexistent/context-mode"));
-        assert_eq!(info.source, Source::Missing);
-        assert!(info.commands.is_empty());
-        assert!(report(&info).contains("no longer exists"));
-        assert_eq!(shell_word("/a b/c'd"), r"'/a b/c'\''d'");
-    }
-}
+mod tests;

@@ -38,6 +38,7 @@ mod setup_claude_code;
 mod setup_copilot_qwen;
 mod setup_gemini_cursor_codex;
 mod setup_kimi_kiro_agy;
+mod setup_moved_binary;
 mod setup_openclaw;
 mod setup_opencode_kilo;
 mod setup_pi_omp;

@@ -51,7 +51,7 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Register context-mode with your coding agents (MCP server, hooks), or remove it.
     Setup(setup::SetupArgs),
-    /// Show the installed and source versions, the commands that rebuild cm, and refresh
+    /// Show how cm was installed and the commands that update it that way, and refresh
     /// the agents already set up.
     Upgrade,
     /// Bytes kept out of the context: this session, this project, all projects.

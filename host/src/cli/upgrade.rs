@@ -1,5 +1,5 @@
-//! `cm upgrade`: says which version is installed and where its source is, prints the
-//! commands that rebuild and reinstall it, refreshes the agents already set up (new
+//! `cm upgrade`: says which version is installed and how (npm, cargo, a source build, a
+//! release archive; ADR 37), prints the commands that update it that way, refreshes the agents already set up (new
 //! `cm` path, new matchers) and drops stale `.cwasm` cache entries. Downloads nothing.
 
 use anyhow::anyhow;

@@ -122,7 +122,11 @@ fn rows(agents: &[AgentRegistration]) -> Vec<Check> {
             .edits
             .iter()
             .any(|e| !matches!(e.state, EditState::Missing));
-        if !agent.detected && !any_applied && agent.duplicates.is_empty() {
+        if !agent.detected
+            && !any_applied
+            && agent.duplicates.is_empty()
+            && agent.missing_binaries.is_empty()
+        {
             continue;
         }
         for edit in &agent.edits {
@@ -154,6 +158,20 @@ fn rows(agents: &[AgentRegistration]) -> Vec<Check> {
         }
         if agent.mcp_only {
             rows.push(mcp_only_row(agent));
+        }
+        // Why the edit rows above say "out of date" after an npm or plugin update
+        // moved `cm`; a failure, because every call of the agent fails meanwhile.
+        for missing in &agent.missing_binaries {
+            rows.push(Check::fail(
+                format!("{} cm path", agent.id),
+                format!(
+                    "{} runs {}, which no longer exists: {}'s hooks and server fail until setup points them at this cm",
+                    missing.file.display(),
+                    missing.program,
+                    agent.display_name
+                ),
+                Some(format!("cm setup --agents {}", agent.id)),
+            ));
         }
         for duplicate in &agent.duplicates {
             rows.push(Check::fail(

@@ -79,6 +79,26 @@ impl Os {
         }
     }
 
+    /// The directory names of a path written the way this system writes paths, in
+    /// order, empty ones dropped: Windows accepts `\` and `/` alike, the others only
+    /// `/` (where `\` is an ordinary character of a file name). A string, not a
+    /// `Path`, so every system's rules are testable on any one.
+    pub fn path_words(self, path: &str) -> Vec<&str> {
+        let separators: &[char] = match self {
+            Os::Windows => &['\\', '/'],
+            _ => &['/'],
+        };
+        path.split(separators).filter(|w| !w.is_empty()).collect()
+    }
+
+    /// Whether two file names are the same file's: Windows' file systems ignore case.
+    pub fn same_name(self, a: &str, b: &str) -> bool {
+        match self {
+            Os::Windows => a.eq_ignore_ascii_case(b),
+            _ => a == b,
+        }
+    }
+
     /// Its name in `runtimes/*.toml` (`os = [...]`) and in messages.
     pub const fn name(self) -> &'static str {
         match self {

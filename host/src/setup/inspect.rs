@@ -11,7 +11,7 @@ use super::apply::merge;
 use super::files::read_existing;
 use super::manifest::Manifest;
 use super::model::ChangeKind;
-use super::signature::invocation_tail;
+use super::signature::{invocation_tail, programs};
 use super::{json_merge, toml_merge};
 use crate::model::{ConfigFormat, EditKind};
 
@@ -25,6 +25,8 @@ pub struct AgentRegistration {
     /// The required edits (mcp-server, hooks, feature) and their state.
     pub edits: Vec<EditCheck>,
     pub duplicates: Vec<DuplicateHook>,
+    /// Entries of ours that run a `cm` no longer there (an npm or plugin update moved it).
+    pub missing_binaries: Vec<MissingBinary>,
     /// For an adapter whose plan depends on the host's version: the version line found,
     /// `Some(None)` when the host's program did not answer; `None` otherwise.
     pub host_version: Option<Option<String>>,
@@ -71,6 +73,13 @@ pub struct DuplicateHook {
     pub fix: String,
 }
 
+/// An entry of ours in `file` runs `program`, an absolute path where nothing is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingBinary {
+    pub file: PathBuf,
+    pub program: String,
+}
+
 /// Checks every agent (detected or not) against the plan `cm setup` would apply with
 /// `cm_command`, required edits only.
 pub fn inspect(
@@ -98,7 +107,17 @@ pub fn inspect_project(
         let (edits, _) = agent.plan(cm_command, home, project, Extras::default())?;
         let mut checks = Vec::new();
         let mut duplicates = Vec::new();
+        let mut missing_binaries: Vec<MissingBinary> = Vec::new();
         for edit in &edits {
+            let missing = match edit.format {
+                ConfigFormat::Text => missing_in_text(&edit.path, &edit.content, cm_command),
+                format => missing_programs(&edit.path, format),
+            };
+            for missing in missing {
+                if !missing_binaries.contains(&missing) {
+                    missing_binaries.push(missing);
+                }
+            }
             let state = check(&manifest, &edit.path, edit.format, &edit.content);
             if edit.kind == EditKind::Hooks {
                 duplicates.extend(duplicated_hooks(&edit.path, edit.format, &fix));
@@ -121,6 +140,7 @@ pub fn inspect_project(
             id,
             edits: checks,
             duplicates,
+            missing_binaries,
             host_version,
             mcp_only: agent.descriptor.events.is_empty(),
         });
@@ -194,17 +214,73 @@ pub fn check(manifest: &Manifest, path: &Path, format: ConfigFormat, content: &s
     EditState::Partial { missing }
 }
 
-fn duplicated_hooks(path: &Path, format: ConfigFormat, fix: &str) -> Vec<DuplicateHook> {
+/// The `cm` programs our entries in a JSON or TOML file run, where they are gone.
+fn missing_programs(path: &Path, format: ConfigFormat) -> Vec<MissingBinary> {
+    let Some(value) = file_value(path, format) else {
+        return Vec::new();
+    };
+    gone(path, programs(&value).into_iter())
+}
+
+/// Of the programs `file` runs, those that are absolute paths to nothing. A bare `cm`
+/// is looked up on PATH by the agent, so it is not judged here.
+fn gone(file: &Path, programs: impl Iterator<Item = String>) -> Vec<MissingBinary> {
+    programs
+        .filter(|program| {
+            let program = Path::new(program);
+            program.is_absolute() && !program.exists()
+        })
+        .map(|program| MissingBinary {
+            file: file.to_path_buf(),
+            program,
+        })
+        .collect()
+}
+
+/// The `cm` a text file of ours (the OpenCode and Pi shims) runs, where it is gone.
+/// Generic over shims: the plan's line that carries `cm_command` as a JSON string
+/// (`const CM = "/path/cm";`) says where the file keeps it, and the file's line with
+/// the same start holds the path it was written with.
+fn missing_in_text(path: &Path, content: &str, cm_command: &str) -> Vec<MissingBinary> {
+    let literal = Value::from(cm_command).to_string();
+    let Some(prefix) = content
+        .lines()
+        .find_map(|line| line.find(&literal).map(|at| &line[..at]))
+        .filter(|prefix| !prefix.trim().is_empty())
+    else {
+        return Vec::new();
+    };
     let Ok(Some(bytes)) = read_existing(path) else {
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&bytes);
-    let value = match format {
-        ConfigFormat::Json => json_merge::to_value(&text),
-        ConfigFormat::Toml => toml_merge::to_value(&text),
-        ConfigFormat::Text => return Vec::new(),
+    let written = text
+        .lines()
+        .filter_map(|line| line.strip_prefix(prefix))
+        .filter_map(|rest| {
+            serde_json::Deserializer::from_str(rest)
+                .into_iter::<String>()
+                .next()?
+                .ok()
+        });
+    gone(path, written)
+}
+
+/// A JSON or TOML config file as a plain value; none when absent, unreadable or text.
+fn file_value(path: &Path, format: ConfigFormat) -> Option<Value> {
+    let bytes = read_existing(path).ok()??;
+    let text = String::from_utf8_lossy(&bytes);
+    match format {
+        ConfigFormat::Json => json_merge::to_value(&text).ok(),
+        ConfigFormat::Toml => toml_merge::to_value(&text).ok(),
+        ConfigFormat::Text => None,
+    }
+}
+
+fn duplicated_hooks(path: &Path, format: ConfigFormat, fix: &str) -> Vec<DuplicateHook> {
+    let Some(value) = file_value(path, format) else {
+        return Vec::new();
     };
-    let Ok(value) = value else { return Vec::new() };
     let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new();
     count_hooks(&value, "", &mut seen);
     seen.into_iter()

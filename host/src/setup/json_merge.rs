@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::error::ContentError;
 use super::model::{Change, MergeOutcome, Op, dotted, entry_path};
-use super::signature::{invocations, is_ours_for};
+use super::signature::{argv_invocation, invocations, is_ours_for};
 
 /// Merges `content` (a JSON object) into `existing` (absent: a new file).
 pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, ContentError> {
@@ -113,7 +113,11 @@ fn merge_object(
                     merge_object(&inner, children, &key_path, out);
                 }
             }
-            (CstInputValue::Array(entries), Some(node)) if node.as_array().is_some() => {
+            // An argv array (`["/path/cm", "serve"]`) is one value, not a list of
+            // entries: merged entry by entry, a moved `cm` would be appended to it.
+            (CstInputValue::Array(entries), Some(node))
+                if node.as_array().is_some() && argv_invocation(&tree_json(value)).is_none() =>
+            {
                 if let Some(array) = node.as_array() {
                     merge_array(&array, entries, &key_path, out);
                 }

@@ -25,7 +25,7 @@ pub use agents::{Agent, Extras, load_all};
 pub use apply::{FilePlan, Plan};
 pub use error::{ContentError, SetupError};
 pub use inspect::{
-    AgentRegistration, DuplicateHook, EditCheck, EditState, inspect, inspect_project,
+    AgentRegistration, DuplicateHook, EditCheck, EditState, MissingBinary, inspect, inspect_project,
 };
 
 /// The command agents will run: the canonical absolute path of this executable.

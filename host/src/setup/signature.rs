@@ -112,6 +112,58 @@ pub fn argv_invocation(argv: &Value) -> Option<String> {
     is_cm_word(program.trim()).then(|| tail_of(&rest.join(" ")))?
 }
 
+/// The `cm` programs our entries in a value run, as written (`/opt/cm`, `cm`): the first
+/// word of each invocation string, the `command` of an MCP server object, the first
+/// element of an argv array. Doctor checks that each still exists.
+pub fn programs(value: &Value) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    collect_programs(value, &mut found);
+    found
+}
+
+fn collect_programs(value: &Value, found: &mut BTreeSet<String>) {
+    match value {
+        Value::String(text) => {
+            if invocation_tail(text).is_some()
+                && let Some((first, _)) = split_first_word(text.trim())
+            {
+                found.insert(unquoted(first));
+            }
+        }
+        Value::Array(items) => {
+            if argv_invocation(value).is_some()
+                && let Some(Value::String(program)) = items.first()
+            {
+                found.insert(program.trim().to_owned());
+            }
+            items.iter().for_each(|v| collect_programs(v, found));
+        }
+        Value::Object(map) => {
+            if let Some(Value::String(command)) = map.get("command")
+                && is_cm_word(command.trim())
+                && let Some(Value::Array(args)) = map.get("args")
+                && argv_invocation(&Value::Array(
+                    std::iter::once(Value::String(command.clone()))
+                        .chain(args.iter().cloned())
+                        .collect(),
+                ))
+                .is_some()
+            {
+                found.insert(command.trim().to_owned());
+            }
+            map.values().for_each(|v| collect_programs(v, found));
+        }
+        _ => {}
+    }
+}
+
+fn unquoted(word: &str) -> String {
+    match word.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
+        Some(inner) => inner.replace("\\\"", "\""),
+        None => word.to_owned(),
+    }
+}
+
 fn tail_of(rest: &str) -> Option<String> {
     let words: Vec<&str> = rest.split_whitespace().collect();
     let sub = *words.first()?;
@@ -164,6 +216,20 @@ mod tests {
         assert_eq!(invocation_tail("/bin/cmake hook x y"), None);
         assert_eq!(invocation_tail("node /x/cm.js hook a b"), None);
         assert_eq!(invocation_tail("/opt/cm/bin/cm index ."), None);
+    }
+
+    #[test]
+    fn the_programs_of_every_form_setup_writes() {
+        let config = json!({
+            "mcpServers": {"context-mode": {"command": "/a/cm", "args": ["serve"]},
+                "other": {"command": "/x/cm", "args": ["index"]}},
+            "mcp": {"context-mode": {"command": ["/b/cm", "serve"]}},
+            "hooks": {"Stop": [{"hooks": [{"command": r#""/c d/cm" hook claude-code stop"#},
+                {"command": "./lint.sh"}]}]},
+            "statusLine": {"command": "cm statusline"},
+        });
+        let found: Vec<String> = programs(&config).into_iter().collect();
+        assert_eq!(found, ["/a/cm", "/b/cm", "/c d/cm", "cm"]);
     }
 
     #[test]

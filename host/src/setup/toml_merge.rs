@@ -6,7 +6,7 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, TableLike, Value
 
 use super::error::ContentError;
 use super::model::{Change, MergeOutcome, Op, dotted, entry_path};
-use super::signature::{invocations, is_ours_for};
+use super::signature::{argv_invocation, invocations, is_ours_for};
 
 /// Merges `content` (a TOML document) into `existing` (absent: a new file).
 pub fn merge(existing: Option<&str>, content: &str) -> Result<MergeOutcome, ContentError> {
@@ -104,7 +104,10 @@ fn merge_table(
             merge_table(inner, ours_inner, &key_path, spaced, out);
             continue;
         }
-        if let (Some(array), Some(entries)) = (existing.as_array_mut(), item.as_array()) {
+        // An argv array (`["/path/cm", "serve"]`) is one value, replaced whole below.
+        if let (Some(array), Some(entries)) = (existing.as_array_mut(), item.as_array())
+            && argv_invocation(&item_json(item)).is_none()
+        {
             merge_array(array, entries, &key_path, out);
             continue;
         }

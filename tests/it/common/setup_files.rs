@@ -163,3 +163,15 @@ pub fn doctor_rows(sandbox: &Sandbox, env: &[(&str, &Path)], id: &str) -> Vec<(S
         })
         .collect()
 }
+
+/// A copy of the built `cm` at `dir/cm` (a hard link where the file system allows: only
+/// the path matters to setup and upgrade, and `cm` canonicalises symlinks away), by its
+/// canonical path.
+pub fn cm_at(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let target = dir.join(format!("cm{}", std::env::consts::EXE_SUFFIX));
+    if std::fs::hard_link(CM, &target).is_err() {
+        std::fs::copy(CM, &target).expect("copy cm");
+    }
+    target.canonicalize().expect("canonical cm")
+}

@@ -152,3 +152,33 @@ fn new_and_comment_only_files_and_bad_files() {
             .starts_with("is not valid JSON: ")
     );
 }
+
+/// OpenCode's and KiloCode's MCP entry runs an argv array: a `cm` that moved replaces
+/// the array in place instead of having its new path appended to the old one.
+#[test]
+fn an_argv_array_of_an_older_cm_path_is_replaced_whole() {
+    let user = r#"{
+  "mcp": {
+    "github": {"type": "remote", "url": "https://example.com/mcp"},
+    "context-mode": {"type": "local", "command": ["/old/path/cm", "serve"], "enabled": true}
+  }
+}
+"#;
+    let ours = r#"{"mcp": {"context-mode": {"type": "local", "command": ["/new/path/cm", "serve"], "enabled": true}}}"#;
+    let merged = merge(Some(user), ours).unwrap();
+    let doc = value(&merged.text);
+    assert_eq!(
+        doc["mcp"]["context-mode"]["command"],
+        json!(["/new/path/cm", "serve"]),
+        "{}",
+        merged.text
+    );
+    assert_eq!(doc["mcp"]["github"]["type"], "remote");
+    // Same place in the file: only the path changed.
+    assert_eq!(merged.text, user.replace("/old/path/cm", "/new/path/cm"));
+    assert_eq!(merged.changes.len(), 1, "{:?}", merged.changes);
+    assert!(merge(Some(&merged.text), ours).unwrap().changes.is_empty());
+    // `--remove` after the move takes the setting back out.
+    let removed = unmerge(&merged.text, &merged.ops).unwrap();
+    assert_eq!(removed.text, user);
+}

@@ -98,3 +98,14 @@ fn new_file_and_array_entries() {
             .starts_with("is not valid TOML: ")
     );
 }
+
+/// An argv array naming an older `cm` is replaced whole, where it stood, not appended to.
+#[test]
+fn an_argv_array_of_an_older_cm_path_is_replaced_whole() {
+    let user =
+        "# mine\n[mcp.context-mode]\ncommand = [\"/old/cm\", \"serve\"] # ours\n\n[other]\nx = 1\n";
+    let ours = "[mcp.context-mode]\ncommand = [\"/new/cm\", \"serve\"]\n";
+    let merged = merge(Some(user), ours).unwrap();
+    assert_eq!(merged.text, user.replace("/old/cm", "/new/cm"));
+    assert!(merge(Some(&merged.text), ours).unwrap().changes.is_empty());
+}
