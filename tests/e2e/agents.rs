@@ -22,6 +22,7 @@ pub enum Host {
     Omp,
     OpenCode(crate::opencode::Fork),
     OpenClaw,
+    Kimi,
 }
 
 pub struct Agent {
@@ -94,6 +95,15 @@ pub const OPENCLAW: Agent = Agent {
     version: "2026.9.6",
     bin: "openclaw",
     host: Host::OpenClaw,
+    setup_sees_agent: false,
+};
+
+/// Kimi Code, on Node 24 (`crate::kimi`).
+pub const KIMI: Agent = Agent {
+    package: "@moonshot-ai/kimi-code",
+    version: "2.1.0",
+    bin: "kimi",
+    host: Host::Kimi,
     setup_sees_agent: false,
 };
 
@@ -187,6 +197,7 @@ impl Agent {
             Host::OpenCode(crate::opencode::Fork::OpenCode) => "opencode",
             Host::OpenCode(crate::opencode::Fork::Kilo) => "kilo",
             Host::OpenClaw => "openclaw",
+            Host::Kimi => "kimi",
         }
     }
 
@@ -195,7 +206,7 @@ impl Agent {
     pub fn path(&self) -> Result<OsString, String> {
         let inherited = std::env::var_os("PATH").unwrap_or_default();
         match self.host {
-            Host::OpenClaw => crate::openclaw::path(&inherited),
+            Host::OpenClaw | Host::Kimi => crate::openclaw::path(&inherited),
             _ => Ok(inherited),
         }
     }
@@ -204,6 +215,7 @@ impl Agent {
     pub fn after_setup(&self, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
         match self.host {
             Host::OpenClaw => crate::openclaw::after_setup(run),
+            Host::Kimi => crate::kimi::after_setup(run),
             _ => Vec::new(),
         }
     }
@@ -266,6 +278,7 @@ impl Agent {
             Host::Omp => crate::pi::configure_omp(home, base),
             Host::OpenCode(fork) => crate::opencode::configure(fork, home, base),
             Host::OpenClaw => crate::openclaw::configure(home, project, base, CHAT_MODEL),
+            Host::Kimi => crate::kimi::configure(home, base),
         }
     }
 
@@ -346,6 +359,7 @@ impl Agent {
             Host::Omp => crate::pi::apply_omp(command, prompt),
             Host::OpenCode(fork) => crate::opencode::apply(fork, command, prompt),
             Host::OpenClaw => crate::openclaw::apply(command, prompt),
+            Host::Kimi => crate::kimi::apply(command, prompt),
         }
     }
 }
