@@ -211,11 +211,12 @@ impl Agent {
         }
     }
 
-    /// Checks run with the agent's own CLI after `cm setup` (`run` takes its arguments).
-    pub fn after_setup(&self, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+    /// Checks run after `cm setup` on what it left in `home`, and with the agent's own CLI
+    /// (`run` takes its arguments).
+    pub fn after_setup(&self, home: &Path, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
         match self.host {
             Host::OpenClaw => crate::openclaw::after_setup(run),
-            Host::Kimi => crate::kimi::after_setup(run),
+            Host::Kimi => crate::kimi::after_setup(home, run),
             _ => Vec::new(),
         }
     }

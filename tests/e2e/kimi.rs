@@ -18,12 +18,25 @@ const MODEL: &str = "gpt-4.1";
 /// What the user has before `cm setup`: the scripted server as their provider and
 /// default model, in Kimi's home (`$KIMI_CODE_HOME`, here left unset: `~/.kimi-code`).
 pub fn configure(home: &Path, base: &str) {
-    let config = format!(
+    crate::agents::write(&home.join(".kimi-code/config.toml"), &user_config(base));
+}
+
+fn user_config(base: &str) -> String {
+    format!(
         "default_model = \"{PROVIDER}\"\n\n\
          [providers.{PROVIDER}]\ntype = \"openai\"\nbase_url = \"{base}/v1\"\napi_key = \"sk-e2e-scripted\"\n\n\
          [models.{PROVIDER}]\nprovider = \"{PROVIDER}\"\nmodel = \"{MODEL}\"\nmax_context_size = 128000\n"
-    );
-    crate::agents::write(&home.join(".kimi-code/config.toml"), &config);
+    )
+}
+
+/// The scripted server's base URL as the config names it (`base_url = "<base>/v1"`).
+fn provider_base(config: &str) -> String {
+    config
+        .lines()
+        .find_map(|l| l.strip_prefix("base_url = \""))
+        .and_then(|rest| rest.strip_suffix("/v1\""))
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// One non-interactive turn, its events as JSON lines; updates and telemetry off (its
@@ -35,19 +48,33 @@ pub fn apply(command: &mut Command, prompt: &str) {
         .env("KIMI_DISABLE_TELEMETRY", "1");
 }
 
-/// Kimi's own validation of the config `cm setup` edited (its parser and schema: the
-/// `[[hooks]]` section refuses any key it does not know).
-pub fn after_setup(run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+/// What `cm setup` did to the user's config, then Kimi's own validation of it (its
+/// parser and schema: the `[[hooks]]` section refuses any key it does not know).
+pub fn after_setup(home: &Path, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
     let args = ["doctor"];
     let output = run(&args);
-    let name = "Kimi Code's `kimi doctor` accepts the config cm setup wrote";
-    let failure = (!output.status.success()).then(|| {
-        format!(
-            "`kimi doctor` ({}): {}{}",
-            output.status,
-            excerpt(&String::from_utf8_lossy(&output.stdout)),
-            excerpt(&String::from_utf8_lossy(&output.stderr))
-        )
-    });
-    vec![Check { name, failure }]
+    let doctor = Check {
+        name: "Kimi Code's `kimi doctor` accepts the config cm setup wrote",
+        failure: (!output.status.success()).then(|| {
+            format!(
+                "`kimi doctor` ({}): {}{}",
+                output.status,
+                excerpt(&String::from_utf8_lossy(&output.stdout)),
+                excerpt(&String::from_utf8_lossy(&output.stderr))
+            )
+        }),
+    };
+    vec![layout_check(home), doctor]
+}
+
+/// The user's config comes first, untouched, and our `[[hooks]]` after it.
+fn layout_check(home: &Path) -> Check {
+    let name = "cm setup adds its [[hooks]] after the user's config.toml";
+    let text = std::fs::read_to_string(home.join(".kimi-code/config.toml")).unwrap_or_default();
+    let user = user_config(&provider_base(&text));
+    let failure = match text.strip_prefix(&user) {
+        Some(rest) if rest.starts_with("\n[[hooks]]\n") => None,
+        _ => Some(format!("config.toml is: {}", excerpt(&text))),
+    };
+    Check { name, failure }
 }

@@ -115,7 +115,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let listed = agent
         .mcp_list()
         .map(|(args, expect)| (args, expect, run_agent(args)));
-    let after_setup = agent.after_setup(&run_agent);
+    let after_setup = agent.after_setup(&home, &run_agent);
 
     let started = Instant::now();
     let run = |prompt: &str, resume: Option<&str>| {
