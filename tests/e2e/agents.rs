@@ -159,7 +159,17 @@ impl Agent {
     /// usage the model reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
     /// which a one-prompt headless session never has.
     pub fn compacts(&self) -> bool {
-        matches!(self.host, Host::Claude | Host::Codex | Host::Copilot)
+        matches!(
+            self.host,
+            Host::Claude | Host::Codex | Host::Copilot | Host::Kimi
+        )
+    }
+
+    /// Compacts within its first run on the usage the model reports, and brings the state
+    /// back only with the next prompt: a resumed run shows what the model gets (Kimi
+    /// Code, which reads no reply of PreCompact or SessionStart).
+    pub fn compacts_then_resumes(&self) -> bool {
+        self.host == Host::Kimi
     }
 
     /// Compacts through `/compact` as the prompt of a resumed session (`--resume`), the
@@ -360,7 +370,7 @@ impl Agent {
             Host::Omp => crate::pi::apply_omp(command, prompt),
             Host::OpenCode(fork) => crate::opencode::apply(fork, command, prompt),
             Host::OpenClaw => crate::openclaw::apply(command, prompt),
-            Host::Kimi => crate::kimi::apply(command, prompt),
+            Host::Kimi => crate::kimi::apply(command, prompt, resume),
         }
     }
 }

@@ -5,6 +5,8 @@
 //! `[[hooks]]` to a config that already holds something. `kimi -p … --output-format
 //! stream-json` runs one turn in its "Never Ask" mode (`-p` refuses `--auto`, it is
 //! implied); after setup Kimi's own `kimi doctor` validates the config setup wrote.
+//! It compacts within that turn on the usage the script reports; the state block comes
+//! back with the prompt of a resumed run (`-S <session id>`).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -41,7 +43,11 @@ fn provider_base(config: &str) -> String {
 
 /// One non-interactive turn, its events as JSON lines; updates and telemetry off (its
 /// telemetry otherwise tries `telemetry-logs.kimi.com` through the harness's proxy).
-pub fn apply(command: &mut Command, prompt: &str) {
+/// `resume` continues an earlier session (`-S <session id>`).
+pub fn apply(command: &mut Command, prompt: &str, resume: Option<&str>) {
+    if let Some(session) = resume {
+        command.args(["-S", session]);
+    }
     command
         .args(["-p", prompt, "--output-format", "stream-json"])
         .env("KIMI_CODE_NO_AUTO_UPDATE", "1")

@@ -141,6 +141,13 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             output.stderr.extend(&more.stderr);
         }
     }
+    if scripted == Script::Tour && agent.compacts_then_resumes() {
+        let id = session_id(&output.stdout);
+        let more = run(script::AFTER_COMPACTION_PROMPT, id.as_deref());
+        output.stdout.extend(b"\n[e2e: the resumed run]\n");
+        output.stdout.extend(&more.stdout);
+        output.stderr.extend(&more.stderr);
+    }
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {
         crate::parallel::checks(&requests, &base, &project, &home, &output)
