@@ -14,9 +14,11 @@
 //! session the PreToolUse deny reaches the model as the Bash call's result
 //! (`<system>ERROR: Tool execution failed.</system>` then our reason), the MCP tools are
 //! offered and answer as `mcp__context-mode__ctx_*`, and the UserPromptSubmit `message`
-//! (the routing block) reaches the model. The hook payloads 2.1.0 sent (SessionStart,
-//! UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop) are those
-//! `parse` reads; PreCompact was not fired (no compaction in a one-turn session).
+//! (the routing block) reaches the model; after an automatic compaction (PreCompact
+//! with `trigger: "auto"` and Kimi's own `token_count`) the state block comes back with
+//! the next prompt of the resumed session. The hook payloads 2.1.0 sent (SessionStart,
+//! UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PreCompact, Stop) are
+//! those `parse` reads.
 
 mod describe;
 mod parse;
