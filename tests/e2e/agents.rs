@@ -22,6 +22,7 @@ pub enum Host {
     Omp,
     OpenCode(crate::opencode::Fork),
     OpenClaw,
+    Kimi,
 }
 
 pub struct Agent {
@@ -97,6 +98,15 @@ pub const OPENCLAW: Agent = Agent {
     setup_sees_agent: false,
 };
 
+/// Kimi Code, on Node 24 (`crate::kimi`).
+pub const KIMI: Agent = Agent {
+    package: "@moonshot-ai/kimi-code",
+    version: "2.1.0",
+    bin: "kimi",
+    host: Host::Kimi,
+    setup_sees_agent: false,
+};
+
 /// OpenCode and KiloCode: npm loaders whose optionalDependencies carry the platform's
 /// Bun-compiled executable (~180 MB each); both speak Chat Completions to the
 /// OpenAI-compatible provider their config names (`crate::opencode`).
@@ -149,7 +159,17 @@ impl Agent {
     /// usage the model reports. Gemini CLI 0.61 compresses only at a split point between user prompts,
     /// which a one-prompt headless session never has.
     pub fn compacts(&self) -> bool {
-        matches!(self.host, Host::Claude | Host::Codex | Host::Copilot)
+        matches!(
+            self.host,
+            Host::Claude | Host::Codex | Host::Copilot | Host::Kimi
+        )
+    }
+
+    /// Compacts within its first run on the usage the model reports, and brings the state
+    /// back only with the next prompt: a resumed run shows what the model gets (Kimi
+    /// Code, which reads no reply of PreCompact or SessionStart).
+    pub fn compacts_then_resumes(&self) -> bool {
+        self.host == Host::Kimi
     }
 
     /// Compacts through `/compact` as the prompt of a resumed session (`--resume`), the
@@ -187,6 +207,7 @@ impl Agent {
             Host::OpenCode(crate::opencode::Fork::OpenCode) => "opencode",
             Host::OpenCode(crate::opencode::Fork::Kilo) => "kilo",
             Host::OpenClaw => "openclaw",
+            Host::Kimi => "kimi",
         }
     }
 
@@ -195,15 +216,17 @@ impl Agent {
     pub fn path(&self) -> Result<OsString, String> {
         let inherited = std::env::var_os("PATH").unwrap_or_default();
         match self.host {
-            Host::OpenClaw => crate::openclaw::path(&inherited),
+            Host::OpenClaw | Host::Kimi => crate::openclaw::path(&inherited),
             _ => Ok(inherited),
         }
     }
 
-    /// Checks run with the agent's own CLI after `cm setup` (`run` takes its arguments).
-    pub fn after_setup(&self, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+    /// Checks run after `cm setup` on what it left in `home`, and with the agent's own CLI
+    /// (`run` takes its arguments).
+    pub fn after_setup(&self, home: &Path, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
         match self.host {
             Host::OpenClaw => crate::openclaw::after_setup(run),
+            Host::Kimi => crate::kimi::after_setup(home, run),
             _ => Vec::new(),
         }
     }
@@ -266,6 +289,7 @@ impl Agent {
             Host::Omp => crate::pi::configure_omp(home, base),
             Host::OpenCode(fork) => crate::opencode::configure(fork, home, base),
             Host::OpenClaw => crate::openclaw::configure(home, project, base, CHAT_MODEL),
+            Host::Kimi => crate::kimi::configure(home, base),
         }
     }
 
@@ -346,6 +370,7 @@ impl Agent {
             Host::Omp => crate::pi::apply_omp(command, prompt),
             Host::OpenCode(fork) => crate::opencode::apply(fork, command, prompt),
             Host::OpenClaw => crate::openclaw::apply(command, prompt),
+            Host::Kimi => crate::kimi::apply(command, prompt, resume),
         }
     }
 }

@@ -1,8 +1,8 @@
 //! Real agents driving `cm` end to end: Claude Code (a line that sends MCP tools inline
-//! and one that defers them behind ToolSearch), Gemini CLI, Codex, GitHub Copilot CLI
-//! Qwen Code, OpenCode and KiloCode, each installed from npm into a cache outside the clone, set up with
-//! `cm setup`, and run non-interactively against a scripted model server on 127.0.0.1
-//! (ADR 23).
+//! and one that defers them behind ToolSearch), Gemini CLI, Codex, GitHub Copilot CLI,
+//! Qwen Code, OpenCode, KiloCode and Kimi Code, each installed from npm into a cache
+//! outside the clone, set up with `cm setup`, and run non-interactively against a
+//! scripted model server on 127.0.0.1 (ADR 23).
 
 mod agents;
 #[path = "../support/cache_dir.rs"]
@@ -12,6 +12,7 @@ mod checks;
 mod file_lock;
 mod http;
 mod install;
+mod kimi;
 mod model;
 mod openclaw;
 mod opencode;
@@ -80,6 +81,11 @@ fn qwen_code_0_24_4() {
 #[test]
 fn openclaw_2026_9_6() {
     session::run(&agents::OPENCLAW).assert_all();
+}
+
+#[test]
+fn kimi_code_2_1_0() {
+    session::run(&agents::KIMI).assert_all();
 }
 
 #[test]

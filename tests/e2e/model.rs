@@ -60,6 +60,10 @@ const REPORTED_PROMPT_TOKENS: u64 = 1200;
 /// (Claude Code's context window, Gemini CLI's half of 1M, Codex's configured limit).
 const COMPACTION_TRIGGER_TOKENS: u64 = 950_000;
 
+/// Kimi Code compacts when the usage plus its 50 000-token reserve reaches the model's
+/// `max_context_size` (128 000 in the harness's config): past that, within the window.
+const KIMI_COMPACTION_TRIGGER_TOKENS: u64 = 100_000;
+
 /// What the model does in the main loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Script {
@@ -114,10 +118,13 @@ fn answer(request: &Request, base: &str, scripted: Script, project: &Path) -> Re
         crate::parallel::answer(&exchange, base, project)
     } else if script::shell_tool(&exchange).is_some() {
         let answer = script::answer(&exchange, &format!("{base}{FIXTURE_PATH}"));
-        // Neither OpenAI-compatible client's compaction is asserted, and both refuse a
-        // prompt past their model's window (Qwen Code: "Context is too large to send").
+        // Copilot CLI's and Qwen Code's compaction is not asserted, and both refuse a
+        // prompt past their model's window (Qwen Code: "Context is too large to send");
+        // Kimi Code compacts once the usage leaves less than its reserve of the window.
         if answer.compact_next && provider != Provider::Chat {
             tokens = COMPACTION_TRIGGER_TOKENS;
+        } else if answer.compact_next && script::is_kimi(&exchange) {
+            tokens = KIMI_COMPACTION_TRIGGER_TOKENS;
         }
         answer.turn
     } else if exchange.wants_json {

@@ -181,16 +181,23 @@ fn next_turn(exchange: &Exchange, fixture_url: &str) -> Turn {
 }
 
 /// A request asking the model to summarise the conversation: Claude Code's compaction
-/// prompt, Gemini CLI's `<state_snapshot>` request, Codex's checkpoint compaction.
+/// prompt, Gemini CLI's `<state_snapshot>` request, Codex's checkpoint compaction, Kimi
+/// Code's handoff summary.
 pub fn is_compaction(exchange: &Exchange) -> bool {
     let text = exchange.last_user_text.to_lowercase();
     [
         "detailed summary of the conversation",
         "<state_snapshot>",
         "context checkpoint compaction",
+        "create a handoff summary",
     ]
     .iter()
     .any(|sign| text.contains(sign))
+}
+
+/// A request of Kimi Code's main loop (its system prompt's first words).
+pub fn is_kimi(exchange: &Exchange) -> bool {
+    exchange.context.starts_with("You are Kimi Code CLI")
 }
 
 fn search_tool(exchange: &Exchange) -> Option<&'static str> {

@@ -115,7 +115,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let listed = agent
         .mcp_list()
         .map(|(args, expect)| (args, expect, run_agent(args)));
-    let after_setup = agent.after_setup(&run_agent);
+    let after_setup = agent.after_setup(&home, &run_agent);
 
     let started = Instant::now();
     let run = |prompt: &str, resume: Option<&str>| {
@@ -140,6 +140,13 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             output.stdout.extend(&more.stdout);
             output.stderr.extend(&more.stderr);
         }
+    }
+    if scripted == Script::Tour && agent.compacts_then_resumes() {
+        let id = session_id(&output.stdout);
+        let more = run(script::AFTER_COMPACTION_PROMPT, id.as_deref());
+        output.stdout.extend(b"\n[e2e: the resumed run]\n");
+        output.stdout.extend(&more.stdout);
+        output.stderr.extend(&more.stderr);
     }
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {

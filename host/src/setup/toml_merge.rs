@@ -198,10 +198,17 @@ fn merge_tables(
 }
 
 /// An item copied from the plan document gets no position of that document (so it
-/// lands after the user's tables) and, in a non-empty file, a blank line before it.
+/// lands after the user's tables) and, in a non-empty file, a blank line before it;
+/// each table of an array of tables (`[[hooks]]`) too.
 fn detach(item: &mut Item, spaced: bool) {
-    if let Item::Table(table) = item {
-        detach_table(table, spaced);
+    match item {
+        Item::Table(table) => detach_table(table, spaced),
+        Item::ArrayOfTables(tables) => {
+            for table in tables.iter_mut() {
+                detach_table(table, spaced);
+            }
+        }
+        _ => {}
     }
 }
 

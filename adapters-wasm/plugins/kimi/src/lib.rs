@@ -8,7 +8,17 @@
 //!   `packages/agent-core-v2/src/features/externalHooks/`, `docs/en/customization/`);
 //! - **unverified**: neither says; parsed defensively.
 //!
-//! No Kimi Code installs here: nothing was run against a real client.
+//! **Checked against the real client, Kimi Code 2.1.0** (`@moonshot-ai/kimi-code`, run by
+//! `tests/e2e/kimi.rs`): `cm setup --agents kimi` writes `~/.kimi-code/config.toml`
+//! `[[hooks]]` and `mcp.json` that `kimi doctor` accepts and Kimi loads; in a `kimi -p`
+//! session the PreToolUse deny reaches the model as the Bash call's result
+//! (`<system>ERROR: Tool execution failed.</system>` then our reason), the MCP tools are
+//! offered and answer as `mcp__context-mode__ctx_*`, and the UserPromptSubmit `message`
+//! (the routing block) reaches the model; after an automatic compaction (PreCompact
+//! with `trigger: "auto"` and Kimi's own `token_count`) the state block comes back with
+//! the next prompt of the resumed session. The hook payloads 2.1.0 sent (SessionStart,
+//! UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PreCompact, Stop) are
+//! those `parse` reads.
 
 mod describe;
 mod parse;

@@ -3,16 +3,23 @@
 //! **Verified** in Kimi Code's source (`externalHooks/internal/matchHooks.ts`,
 //! `agent/agentExternalHooksService.ts`, `session/sessionExternalHooksService.ts`):
 //! every hook gets `hook_event_name`, `session_id`, `cwd` (the session's project
-//! directory, also the hook's working directory) and `session_title`, keys snake_case
-//! at the top level only. PreToolUse adds `tool_name`, `tool_input`, `tool_call_id`;
-//! PostToolUse `tool_output` (the text, cut to 2,000 characters); PostToolUseFailure
-//! `error` instead; UserPromptSubmit `prompt` as the message's content parts
-//! (`[{type: "text", text}, {type: "image_url", …}]`) and `is_steer`; SessionStart
-//! `source` (`startup`/`resume`), `model`, `profile`; PreCompact `trigger`,
+//! directory, also the hook's working directory), `client_type` (`kimi_code_cli`) and
+//! `session_title` once the session has one, keys snake_case at the top level only.
+//! PreToolUse adds `tool_name`, `tool_input`, `tool_call_id`; PostToolUse `tool_output`
+//! (the text, cut to 2,000 characters); PostToolUseFailure `error` instead;
+//! UserPromptSubmit `prompt` as the message's content parts (`[{type: "text", text},
+//! {type: "image_url", …}]`) and `is_steer`; SessionStart `source`
+//! (`startup`/`resume`), `model` (the alias), `profile`; PreCompact `trigger`,
 //! `token_count`; Stop `stop_hook_active`. Built-in tools are `Bash` (`command`),
 //! `Read` (`path`, `line_offset`, `n_lines`), `Grep`, `Glob`, `Write`, `Edit`,
 //! `FetchURL` (`url`), `WebSearch`, `Agent` (`prompt`); MCP tools
 //! `mcp__<server>__<tool>`.
+//!
+//! **Seen from Kimi Code 2.1.0** (a `kimi -p` session, `tests/e2e/kimi.rs`): exactly
+//! these fields, `session_id` as `session_<uuid>`, no `session_title` in a fresh `-p`
+//! session, `profile: "agent"`, Bash's `tool_input` with `command` and `description`,
+//! and PostToolUseFailure's `error` as `{code, message, retryable}` (`message` is what
+//! the model saw).
 //!
 //! **Defensive** (the shape could change, older kimi-cli sends other spellings): a
 //! prompt given as a plain string is taken as is, `tool_response` is read when
@@ -108,7 +115,8 @@ fn tool_result(payload: &Map<String, Value>, event: &HostEvent) -> ToolResult {
     let mut output = tool_output(response);
     if failed {
         output.is_error = true;
-        // Kimi's error payload is `{name, message, …}`: the message is what the model saw.
+        // Kimi's error payload is `{code, message, retryable}` (2.1.0): the message is
+        // what the model saw.
         if let Some(message) = response.get("message").and_then(Value::as_str) {
             output.text = message.to_owned();
         }
@@ -214,7 +222,7 @@ mod tests {
         assert_eq!(outcome.output, "a.txt\nb.txt");
         assert!(!outcome.is_error);
         let failed = common(
-            r#""tool_name":"Bash","tool_input":{"command":"false"},"error":{"name":"ToolError","message":"exit code 1"}"#,
+            r#""tool_name":"Bash","tool_input":{"command":"false"},"error":{"code":"internal","message":"exit code 1","retryable":false}"#,
         );
         let outcome = parse(&input("posttoolusefailure", &failed))
             .unwrap()

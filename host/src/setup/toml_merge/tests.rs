@@ -109,3 +109,20 @@ fn an_argv_array_of_an_older_cm_path_is_replaced_whole() {
     assert_eq!(merged.text, user.replace("/old/cm", "/new/cm"));
     assert!(merge(Some(&merged.text), ours).unwrap().changes.is_empty());
 }
+
+/// Kimi Code's `[[hooks]]` into a config that already has tables of the user's: every
+/// new table goes after them, each after a blank line, none between the user's tables
+/// (found by the real Kimi Code 2.1.0 run, where the first one landed inside them).
+#[test]
+fn a_new_array_of_tables_goes_after_the_users_tables() {
+    let user = "default_model = \"e2e\"\n\n[providers.e2e]\ntype = \"openai\"\n\n[models.e2e]\nprovider = \"e2e\"\n";
+    let ours = "[[hooks]]\nevent = \"PreToolUse\"\ncommand = \"cm hook kimi pretooluse\"\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"cm hook kimi stop\"\n";
+    let merged = merge(Some(user), ours).unwrap();
+    assert_eq!(
+        merged.text,
+        format!("{user}\n{ours}"),
+        "merged:\n{}",
+        merged.text
+    );
+    assert!(merge(Some(&merged.text), ours).unwrap().changes.is_empty());
+}
