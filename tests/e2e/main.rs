@@ -17,6 +17,7 @@ mod openclaw;
 mod opencode;
 mod parallel;
 mod pi;
+mod plugin;
 mod script;
 mod served;
 mod session;
@@ -53,6 +54,18 @@ fn claude_code_2_1_332_first_turn_with_8_parallel_calls() {
         &agents::CLAUDE_DEFERRED,
         session::Variation::AsSetUp,
         model::Script::ParallelFirstTurn,
+    )
+    .assert_all();
+}
+
+/// Installed as users install it: `claude plugin marketplace add <this checkout>` +
+/// `claude plugin install context-mode@context-mode`, `cm` on PATH; the redirects, the
+/// routing block and the served hooks use the plugin's server name.
+#[test]
+fn claude_code_2_1_332_installed_as_a_plugin() {
+    session::run_with(
+        &agents::CLAUDE_DEFERRED,
+        session::Variation::InstalledAsPlugin,
     )
     .assert_all();
 }

@@ -226,6 +226,14 @@ fn no_hook_process_check(rows: &StoreRows) -> Check {
 /// process for the tool events, and the journal has rows.
 pub fn served_checks(home: &Path, _project: &Path) -> Vec<Check> {
     let mut checks = vec![setup_chose_the_server(home)];
+    checks.extend(plugin_served_checks(home));
+    checks
+}
+
+/// The store's side of [`served_checks`]: the server answered the tool hooks, no `cm
+/// hook` process ran for them, the journal has rows (also what a plugin's hooks show).
+pub fn plugin_served_checks(home: &Path) -> Vec<Check> {
+    let mut checks = Vec::new();
     let Some(rows) = read_store(home, &mut checks) else {
         return checks;
     };
