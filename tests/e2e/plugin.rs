@@ -44,7 +44,11 @@ pub fn path_with_cm(dir: &Path, path: &OsStr) -> OsString {
 pub fn install(run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
     let checkout = checkout();
     let checkout = checkout.to_str().expect("UTF-8 checkout path");
-    let steps: [(&'static str, Vec<&str>); 3] = [
+    let steps: [(&'static str, Vec<&str>); 4] = [
+        (
+            "claude plugin validate <checkout> passes",
+            vec!["plugin", "validate", checkout],
+        ),
         (
             "claude plugin marketplace add <checkout> succeeds",
             vec!["plugin", "marketplace", "add", checkout],

@@ -40,9 +40,11 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
     let server = servers["mcpServers"][MCP_SERVER_NAME].clone();
     let routing = &edit(EditKind::Instructions)?.content;
     let description = "Keeps tool output out of Claude's context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction.";
+    let author = json!({"name": "context-mode"});
     let marketplace = json!({
         "name": PLUGIN,
-        "owner": {"name": "context-mode"},
+        "description": "context-mode for Claude Code: the cm MCP server, its hooks and the routing skill",
+        "owner": author,
         "plugins": [{
             "name": PLUGIN,
             "source": format!("./{PLUGIN_DIR}"),
@@ -54,6 +56,7 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
         "name": PLUGIN,
         "version": version,
         "description": description,
+        "author": author,
         "engines": {"claude-code": format!(">={SINCE}")},
     });
     let mcp = json!({"mcpServers": {MCP_SERVER_NAME: plugin_server_entry(&server)?}});
