@@ -70,6 +70,17 @@ fn claude_code_2_1_332_installed_as_a_plugin() {
     .assert_all();
 }
 
+/// The same plugin with no `cm` installed: the server entry and every hook say how to
+/// install it, and the session goes on as without hooks.
+#[test]
+fn claude_code_2_1_332_plugin_without_cm_fails_open() {
+    session::run_with(
+        &agents::CLAUDE_DEFERRED,
+        session::Variation::PluginWithoutCm,
+    )
+    .assert_all();
+}
+
 #[test]
 fn gemini_cli_0_61_0() {
     session::run(&agents::GEMINI).assert_all();

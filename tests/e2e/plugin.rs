@@ -39,6 +39,12 @@ pub fn path_with_cm(dir: &Path, path: &OsStr) -> OsString {
     std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(path))).expect("PATH")
 }
 
+/// `path` without any folder that holds a `cm`.
+pub fn path_without_cm(path: &OsStr) -> OsString {
+    let kept = std::env::split_paths(path).filter(|dir| !dir.join("cm").exists());
+    std::env::join_paths(kept).expect("PATH")
+}
+
 /// Adds the marketplace and installs the plugin with Claude Code's own commands (`run`
 /// takes the arguments), one check per command.
 pub fn install(run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
@@ -124,5 +130,53 @@ pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
         failure: (!skill_listed).then(|| format!("no main-loop request lists the skill {SKILL}")),
     });
     checks.extend(crate::served::plugin_served_checks(home));
+    checks
+}
+
+/// The line the launcher gives when it finds no `cm` (`configs/claude-code/plugin/scripts/cm`).
+const INSTALL_LINE: &str = "install it with: npm install -g context-mode";
+
+/// With no `cm` anywhere: the session went on as without hooks, every hook Claude Code ran
+/// succeeded, each command hook left the launcher's line in `hook-errors.log`, and the
+/// server entry said the same (Claude Code keeps a failed server's stderr in its MCP log).
+pub fn without_cm_checks(requests: &[Request], home: &Path, output: &Output) -> Vec<Check> {
+    let mut checks = crate::served::went_on_checks(requests, output);
+    checks.push(crate::checks::hook_replies_check(&output.stdout));
+    let log = home.join(".context-mode/hook-errors.log");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let logged = |event: &str| {
+        text.lines()
+            .any(|l| l.contains(&format!("claude-code {event}: ")) && l.contains(INSTALL_LINE))
+    };
+    checks.push(Check {
+        name: "the command hooks fail open with the install line in hook-errors.log",
+        failure: (!["sessionstart", "userpromptsubmit", "stop"]
+            .iter()
+            .all(|e| logged(e)))
+        .then(|| format!("{}: {}", log.display(), excerpt(&text))),
+    });
+    // Claude Code 2.1.332 keeps a server's stderr in
+    // `~/.cache/claude-cli-nodejs/<project>/mcp-logs-<server>/<time>.jsonl`.
+    let said = crate::served::files_under(&home.join(".cache/claude-cli-nodejs"))
+        .into_iter()
+        .filter(|p| {
+            p.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|d| d == "mcp-logs-plugin-context-mode-context-mode")
+        })
+        .find(|p| {
+            std::fs::read_to_string(p)
+                .map(|t| t.contains(INSTALL_LINE))
+                .unwrap_or(false)
+        });
+    if let Some(path) = &said {
+        println!("e2e: the server entry's line is in {}", path.display());
+    }
+    checks.push(Check {
+        name: "the MCP server entry says how to install cm",
+        failure: said.is_none().then(|| {
+            "Claude Code's log of the plugin's server does not hold the launcher's line".to_owned()
+        }),
+    });
     checks
 }

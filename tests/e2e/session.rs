@@ -45,6 +45,9 @@ pub enum Variation {
     /// No `cm setup`: the repository's Claude Code plugin installed with `claude plugin
     /// marketplace add` + `claude plugin install`, `cm` on PATH (`crate::plugin`).
     InstalledAsPlugin,
+    /// The plugin installed the same way with no `cm` anywhere: none on PATH, an empty npm
+    /// global prefix. The session must go on as without hooks (ADR 37).
+    PluginWithoutCm,
 }
 
 /// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
@@ -72,11 +75,15 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let server = model::start(scripted, &project);
     let base = server.base();
     let as_plugin = variation == Variation::InstalledAsPlugin;
+    let without_cm = variation == Variation::PluginWithoutCm;
     let path = if as_plugin {
         crate::plugin::path_with_cm(dir.path(), &path)
+    } else if without_cm {
+        crate::plugin::path_without_cm(&path)
     } else {
         path
     };
+    let npm_prefix = dir.path().join("empty-npm-prefix");
 
     let version = capture(plain(
         Command::new(&executable).arg("--version"),
@@ -99,7 +106,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         let command = &mut Command::new(&executable);
         capture(plain(command, &home, &project, &base, &path).args(args))
     };
-    let installed = if as_plugin {
+    let installed = if as_plugin || without_cm {
         crate::plugin::install(&run_agent)
     } else {
         set_up(agent, &executable, &home, &project, &base, &path);
@@ -107,7 +114,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     };
 
     match variation {
-        Variation::AsSetUp | Variation::InstalledAsPlugin => {}
+        Variation::AsSetUp | Variation::InstalledAsPlugin | Variation::PluginWithoutCm => {}
         Variation::ServerGone => crate::served::point_server_nowhere(&home),
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
@@ -124,6 +131,10 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let run = |prompt: &str, resume: Option<&str>| {
         let mut command = Command::new(&executable);
         plain(&mut command, &home, &project, &base, &path);
+        if without_cm {
+            // `npm root -g` answers a folder with no packages.
+            command.env("npm_config_prefix", &npm_prefix);
+        }
         agent.apply(&mut command, &base, prompt, resume);
         capture(&mut command)
     };
@@ -147,6 +158,10 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {
         crate::parallel::checks(&requests, &base, &project, &home, &output)
+    } else if without_cm {
+        let mut checks = installed;
+        checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
+        checks
     } else if !matches!(variation, Variation::AsSetUp | Variation::InstalledAsPlugin) {
         crate::served::fail_open_checks(&requests, &home, &output)
     } else {
