@@ -180,3 +180,104 @@ pub fn without_cm_checks(requests: &[Request], home: &Path, output: &Output) -> 
     });
     checks
 }
+
+/// `cargo xtask dist --profile dev` for this machine (the `cm` this test binary was built
+/// with, packed as ADR 36's npm packages) into `dir`, then `npm install -g` of the launcher
+/// and platform tarballs into `prefix`, offline; one check for the install. `path` is the
+/// agent's PATH, which must not reach any `cm`.
+pub fn npm_install_dist(dir: &Path, prefix: &Path, path: &OsStr) -> Vec<Check> {
+    let out = dir.join("dist");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // This machine's npm platform, as Node names it (the launcher's own lookup).
+    let node = std::process::Command::new("node")
+        .args(["-p", "process.platform + '-' + process.arch"])
+        .env("PATH", path)
+        .output()
+        .expect("run node");
+    let platform = String::from_utf8_lossy(&node.stdout).trim().to_owned();
+    // xtask built, then run directly, both without the variables cargo gives this test
+    // (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, `OUT_DIR`, …): ring's build script tracks
+    // `CARGO_MANIFEST_DIR`, so a nested `cargo build` seeing another value than `cargo
+    // test` did would rebuild `cm` into target/debug/ on every run, and back after.
+    let as_the_shell = |command: &mut std::process::Command| {
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy().into_owned();
+            let ours = ["CARGO_HOME", "CARGO_TARGET_DIR"].contains(&name.as_str())
+                || name.starts_with("CARGO_BUILD_");
+            if (name.starts_with("CARGO_") && !ours) || name == "OUT_DIR" {
+                command.env_remove(&name);
+            }
+        }
+        command.current_dir(checkout());
+    };
+    let mut build = std::process::Command::new(&cargo);
+    build.args(["build", "-q", "-p", "xtask"]);
+    as_the_shell(&mut build);
+    let built = build.output().expect("run cargo build -p xtask");
+    assert!(
+        built.status.success(),
+        "cargo build -p xtask failed: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let xtask = checkout().join("target/debug/xtask");
+    let mut dist = std::process::Command::new(&xtask);
+    dist.args(["dist", "--profile", "dev", "--target"])
+        .arg(&platform)
+        .arg("--out")
+        .arg(&out);
+    as_the_shell(&mut dist);
+    let dist = dist.output().expect("run xtask dist");
+    assert!(
+        dist.status.success(),
+        "cargo xtask dist --profile dev failed: {}",
+        String::from_utf8_lossy(&dist.stderr)
+    );
+    // The launcher package and this machine's platform package.
+    let tarballs: Vec<PathBuf> = std::fs::read_dir(out.join("npm"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tgz"))
+        .collect();
+    let install = std::process::Command::new("npm")
+        .args([
+            "install",
+            "-g",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+        ])
+        .args(&tarballs)
+        .env("PATH", path)
+        .env("npm_config_prefix", prefix)
+        .env("npm_config_cache", dir.join("npm-cache"))
+        .env("npm_config_update_notifier", "false")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run npm");
+    let binary = std::fs::read_dir(prefix.join("lib/node_modules/@context-mode"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin/cm"))
+        .find(|p| p.is_file());
+    let on_path = std::env::split_paths(path).find(|d| d.join("cm").exists());
+    vec![
+        Check {
+            name: "npm install -g of the packed launcher and platform packages succeeds",
+            failure: (!install.status.success() || binary.is_none()).then(|| {
+                format!(
+                    "exit {} installing {tarballs:?}, platform binary {binary:?}: {}",
+                    install.status,
+                    excerpt(&String::from_utf8_lossy(&install.stderr))
+                )
+            }),
+        },
+        Check {
+            name: "no cm is on the agent's PATH",
+            failure: on_path.map(|d| format!("{} holds a cm", d.display())),
+        },
+    ]
+}

@@ -48,6 +48,10 @@ pub enum Variation {
     /// The plugin installed the same way with no `cm` anywhere: none on PATH, an empty npm
     /// global prefix. The session must go on as without hooks (ADR 37).
     PluginWithoutCm,
+    /// The plugin installed the same way, `cm` from the npm packages `cargo xtask dist`
+    /// packs, installed with `npm install -g` into a prefix whose `bin/` is not on PATH:
+    /// the launcher finds the platform package through `npm root -g`.
+    PluginFromNpm,
 }
 
 /// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
@@ -75,7 +79,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let server = model::start(scripted, &project);
     let base = server.base();
     let as_plugin = variation == Variation::InstalledAsPlugin;
-    let without_cm = variation == Variation::PluginWithoutCm;
+    let from_npm = variation == Variation::PluginFromNpm;
+    let without_cm = variation == Variation::PluginWithoutCm || from_npm;
     let path = if as_plugin {
         crate::plugin::path_with_cm(dir.path(), &path)
     } else if without_cm {
@@ -83,7 +88,12 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     } else {
         path
     };
-    let npm_prefix = dir.path().join("empty-npm-prefix");
+    let npm_prefix = dir.path().join("npm-prefix");
+    let npm_installed = if from_npm {
+        crate::plugin::npm_install_dist(dir.path(), &npm_prefix, &path)
+    } else {
+        Vec::new()
+    };
 
     let version = capture(plain(
         Command::new(&executable).arg("--version"),
@@ -107,14 +117,19 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         capture(plain(command, &home, &project, &base, &path).args(args))
     };
     let installed = if as_plugin || without_cm {
-        crate::plugin::install(&run_agent)
+        let mut checks = npm_installed;
+        checks.extend(crate::plugin::install(&run_agent));
+        checks
     } else {
         set_up(agent, &executable, &home, &project, &base, &path);
         Vec::new()
     };
 
     match variation {
-        Variation::AsSetUp | Variation::InstalledAsPlugin | Variation::PluginWithoutCm => {}
+        Variation::AsSetUp
+        | Variation::InstalledAsPlugin
+        | Variation::PluginWithoutCm
+        | Variation::PluginFromNpm => {}
         Variation::ServerGone => crate::served::point_server_nowhere(&home),
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
@@ -132,7 +147,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         let mut command = Command::new(&executable);
         plain(&mut command, &home, &project, &base, &path);
         if without_cm {
-            // `npm root -g` answers a folder with no packages.
+            // `npm root -g` answers this prefix's folder: empty, or the npm packages.
             command.env("npm_config_prefix", &npm_prefix);
         }
         agent.apply(&mut command, &base, prompt, resume);
@@ -158,11 +173,14 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {
         crate::parallel::checks(&requests, &base, &project, &home, &output)
-    } else if without_cm {
+    } else if without_cm && !from_npm {
         let mut checks = installed;
         checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
         checks
-    } else if !matches!(variation, Variation::AsSetUp | Variation::InstalledAsPlugin) {
+    } else if !matches!(
+        variation,
+        Variation::AsSetUp | Variation::InstalledAsPlugin | Variation::PluginFromNpm
+    ) {
         crate::served::fail_open_checks(&requests, &home, &output)
     } else {
         let mut checks = installed;
@@ -174,7 +192,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         if agent.host == Host::Claude {
             checks.push(hook_replies_check(&output.stdout));
         }
-        if as_plugin {
+        if as_plugin || from_npm {
             checks.extend(crate::plugin::checks(&requests, &home));
         } else if agent.setup_sees_agent && agent.host == Host::Claude {
             checks.extend(crate::served::served_checks(&home, &project));
