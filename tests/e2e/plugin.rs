@@ -20,6 +20,9 @@ pub const TOOL_PREFIX: &str = "mcp__plugin_context-mode_context-mode__";
 const SKILL: &str = "context-mode:context-mode";
 const SKILL_DESCRIPTION_START: &str = "When to route tool output through context-mode";
 
+/// The plugin's launcher, from the repository root.
+const PLUGIN_LAUNCHER: &str = "configs/claude-code/plugin/scripts/cm";
+
 /// The repository checkout the marketplace is added from.
 pub fn checkout() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -264,6 +267,7 @@ pub fn npm_install_dist(dir: &Path, prefix: &Path, path: &OsStr) -> Vec<Check> {
         .map(|e| e.path().join("bin/cm"))
         .find(|p| p.is_file());
     let on_path = std::env::split_paths(path).find(|d| d.join("cm").exists());
+    let skips_node = launcher_skips_node(dir, prefix, path);
     vec![
         Check {
             name: "npm install -g of the packed launcher and platform packages succeeds",
@@ -279,5 +283,42 @@ pub fn npm_install_dist(dir: &Path, prefix: &Path, path: &OsStr) -> Vec<Check> {
             name: "no cm is on the agent's PATH",
             failure: on_path.map(|d| format!("{} holds a cm", d.display())),
         },
+        Check {
+            name: "with npm's cm on PATH the plugin's launcher runs the binary without Node",
+            failure: skips_node.err(),
+        },
     ]
+}
+
+/// The plugin's launcher with the npm prefix's `bin/` first on PATH (where `cm` is npm's
+/// JavaScript launcher) and a `node` before the real one that only leaves a mark: `cm
+/// --version` must answer and the mark must not be there.
+fn launcher_skips_node(dir: &Path, prefix: &Path, path: &OsStr) -> Result<(), String> {
+    let trap = dir.join("node-trap");
+    let mark = dir.join("node-ran");
+    std::fs::create_dir_all(&trap).map_err(|e| e.to_string())?;
+    let node = trap.join("node");
+    std::fs::write(
+        &node,
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", mark.display()),
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::set_permissions(&node, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .map_err(|e| e.to_string())?;
+    let dirs = [prefix.join("bin"), trap].into_iter();
+    let path = std::env::join_paths(dirs.chain(std::env::split_paths(path))).expect("PATH");
+    let output = std::process::Command::new("sh")
+        .arg(checkout().join(PLUGIN_LAUNCHER))
+        .arg("--version")
+        .env("PATH", path)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    match (version.starts_with("cm "), mark.exists()) {
+        (true, false) => Ok(()),
+        (_, ran) => Err(format!(
+            "--version printed {version:?} (stderr {}), node ran: {ran}",
+            excerpt(&String::from_utf8_lossy(&output.stderr))
+        )),
+    }
 }
