@@ -166,6 +166,35 @@ pub fn result_of_call(requests: &[Request], id: &str) -> Result<String, String> 
         .ok_or_else(|| format!("the agent sent no result for {id} ({})", call.name))
 }
 
+/// Every tool name the agent offered in a main-loop request.
+pub fn offered_names(requests: &[Request]) -> BTreeSet<String> {
+    let exchanges: Vec<Exchange> = read_all(requests)
+        .into_iter()
+        .filter(|e| script::shell_tool(e).is_some())
+        .collect();
+    offered(&exchanges)
+}
+
+/// The context of every main-loop request.
+pub fn contexts(requests: &[Request]) -> Vec<String> {
+    read_all(requests)
+        .into_iter()
+        .filter(|e| script::shell_tool(e).is_some())
+        .map(|e| e.context)
+        .collect()
+}
+
+/// Our routing block as the first main-loop request carrying it has it: from its first
+/// words to its last line (`- Small reads…`).
+pub fn routing_block(requests: &[Request]) -> Option<String> {
+    let context = contexts(requests)
+        .into_iter()
+        .find(|c| c.contains(ROUTING_MARK))?;
+    let block = &context[context.find(ROUTING_MARK)?..];
+    let end = block.find("- Small reads").unwrap_or(block.len());
+    Some(block[..end].to_owned())
+}
+
 pub fn checks(requests: &[Request]) -> Vec<Check> {
     let every = read_all(requests);
     // The main loop: the requests that offer a shell tool.

@@ -18,6 +18,7 @@ mod openclaw;
 mod opencode;
 mod parallel;
 mod pi;
+mod plugin;
 mod script;
 mod served;
 mod session;
@@ -56,6 +57,36 @@ fn claude_code_2_1_332_first_turn_with_8_parallel_calls() {
         model::Script::ParallelFirstTurn,
     )
     .assert_all();
+}
+
+/// Installed as users install it: `claude plugin marketplace add <this checkout>` +
+/// `claude plugin install context-mode@context-mode`, `cm` on PATH; the redirects, the
+/// routing block and the served hooks use the plugin's server name.
+#[test]
+fn claude_code_2_1_332_installed_as_a_plugin() {
+    session::run_with(
+        &agents::CLAUDE_DEFERRED,
+        session::Variation::InstalledAsPlugin,
+    )
+    .assert_all();
+}
+
+/// The same plugin with no `cm` installed: the server entry and every hook say how to
+/// install it, and the session goes on as without hooks.
+#[test]
+fn claude_code_2_1_332_plugin_without_cm_fails_open() {
+    session::run_with(
+        &agents::CLAUDE_DEFERRED,
+        session::Variation::PluginWithoutCm,
+    )
+    .assert_all();
+}
+
+/// The same plugin with `cm` only from the npm packages `cargo xtask dist` packs,
+/// installed with `npm install -g` into a prefix that is not on PATH (ADR 36, ADR 37).
+#[test]
+fn claude_code_2_1_332_plugin_with_cm_from_npm() {
+    session::run_with(&agents::CLAUDE_DEFERRED, session::Variation::PluginFromNpm).assert_all();
 }
 
 #[test]

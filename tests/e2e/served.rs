@@ -96,14 +96,22 @@ fn setup_chose_the_server(home: &Path) -> Check {
 
 /// Every project store under the data root (`~/.context-mode` in the throw-away HOME).
 fn stores(home: &Path) -> Vec<PathBuf> {
+    files_under(home)
+        .into_iter()
+        .filter(|path| path.file_name().is_some_and(|n| n == "context.db"))
+        .collect()
+}
+
+/// Every file below `dir`.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let mut pending = vec![home.to_path_buf()];
+    let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.file_name().is_some_and(|n| n == "context.db") {
+            } else {
                 found.push(path);
             }
         }
@@ -226,6 +234,14 @@ fn no_hook_process_check(rows: &StoreRows) -> Check {
 /// process for the tool events, and the journal has rows.
 pub fn served_checks(home: &Path, _project: &Path) -> Vec<Check> {
     let mut checks = vec![setup_chose_the_server(home)];
+    checks.extend(plugin_served_checks(home));
+    checks
+}
+
+/// The store's side of [`served_checks`]: the server answered the tool hooks, no `cm
+/// hook` process ran for them, the journal has rows (also what a plugin's hooks show).
+pub fn plugin_served_checks(home: &Path) -> Vec<Check> {
+    let mut checks = Vec::new();
     let Some(rows) = read_store(home, &mut checks) else {
         return checks;
     };
@@ -283,6 +299,13 @@ pub fn burst_checks(home: &Path, calls: usize) -> Vec<Check> {
 /// ran as if no hook were registered (its result is the fixture, not a refusal).
 pub fn fail_open_checks(requests: &[Request], home: &Path, output: &Output) -> Vec<Check> {
     let mut checks = vec![setup_chose_the_server(home)];
+    checks.extend(went_on_checks(requests, output));
+    checks
+}
+
+/// The shell `curl` ran as if no hook were registered, and the session finished.
+pub fn went_on_checks(requests: &[Request], output: &Output) -> Vec<Check> {
+    let mut checks = Vec::new();
     let shell_result = crate::checks::result_of_call(requests, crate::script::SHELL);
     checks.push(Check {
         name: "the shell curl runs when the server the hooks go to is gone",

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use crate::agents::{Agent, Host, PROMPT};
 use crate::checks::{
-    Check, checks, compaction_check, excerpt, hook_replies_check, mcp_list_check, session_mcp_check,
+    Check, checks as checks_of, compaction_check, excerpt, hook_replies_check, mcp_list_check,
+    session_mcp_check,
 };
 use crate::http::Request;
 use crate::model::{self, Provider, Script};
@@ -41,6 +42,16 @@ pub enum Variation {
     /// The MCP server entry is a stand-in that connects and lists no tools but never
     /// answers a tool call: a hung server (the agent must go on once the hook times out).
     ServerSilent,
+    /// No `cm setup`: the repository's Claude Code plugin installed with `claude plugin
+    /// marketplace add` + `claude plugin install`, `cm` on PATH (`crate::plugin`).
+    InstalledAsPlugin,
+    /// The plugin installed the same way with no `cm` anywhere: none on PATH, an empty npm
+    /// global prefix. The session must go on as without hooks (ADR 37).
+    PluginWithoutCm,
+    /// The plugin installed the same way, `cm` from the npm packages `cargo xtask dist`
+    /// packs, installed with `npm install -g` into a prefix whose `bin/` is not on PATH:
+    /// the launcher finds the platform package through `npm root -g`.
+    PluginFromNpm,
 }
 
 /// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
@@ -67,6 +78,22 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let project = canon(dir.path().join("project"));
     let server = model::start(scripted, &project);
     let base = server.base();
+    let as_plugin = variation == Variation::InstalledAsPlugin;
+    let from_npm = variation == Variation::PluginFromNpm;
+    let without_cm = variation == Variation::PluginWithoutCm || from_npm;
+    let path = if as_plugin {
+        crate::plugin::path_with_cm(dir.path(), &path)
+    } else if without_cm {
+        crate::plugin::path_without_cm(&path)
+    } else {
+        path
+    };
+    let npm_prefix = dir.path().join("npm-prefix");
+    let npm_installed = if from_npm {
+        crate::plugin::npm_install_dist(dir.path(), &npm_prefix, &path)
+    } else {
+        Vec::new()
+    };
 
     let version = capture(plain(
         Command::new(&executable).arg("--version"),
@@ -85,22 +112,24 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     println!("e2e: {} reports version {version:?}", agent.label());
 
     agent.configure(&home, &project, &base);
-    let mut setup = Command::new(env!("CARGO_BIN_EXE_cm"));
-    plain(&mut setup, &home, &project, &base, &path).args(agent.setup_args());
-    if agent.setup_sees_agent {
-        setup.env("PATH", crate::served::path_with_agent(&executable, &path));
-    }
-    let setup = capture(&mut setup);
-    assert!(
-        setup.status.success(),
-        "cm setup --agents {} failed:\n{}{}",
-        agent.setup_id(),
-        String::from_utf8_lossy(&setup.stdout),
-        String::from_utf8_lossy(&setup.stderr)
-    );
+    let run_agent = |args: &[&str]| {
+        let command = &mut Command::new(&executable);
+        capture(plain(command, &home, &project, &base, &path).args(args))
+    };
+    let installed = if as_plugin || without_cm {
+        let mut checks = npm_installed;
+        checks.extend(crate::plugin::install(&run_agent));
+        checks
+    } else {
+        set_up(agent, &executable, &home, &project, &base, &path);
+        Vec::new()
+    };
 
     match variation {
-        Variation::AsSetUp => {}
+        Variation::AsSetUp
+        | Variation::InstalledAsPlugin
+        | Variation::PluginWithoutCm
+        | Variation::PluginFromNpm => {}
         Variation::ServerGone => crate::served::point_server_nowhere(&home),
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
@@ -108,10 +137,6 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         crate::parallel::prepare(&project);
     }
 
-    let run_agent = |args: &[&str]| {
-        let command = &mut Command::new(&executable);
-        capture(plain(command, &home, &project, &base, &path).args(args))
-    };
     let listed = agent
         .mcp_list()
         .map(|(args, expect)| (args, expect, run_agent(args)));
@@ -121,6 +146,10 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let run = |prompt: &str, resume: Option<&str>| {
         let mut command = Command::new(&executable);
         plain(&mut command, &home, &project, &base, &path);
+        if without_cm {
+            // `npm root -g` answers this prefix's folder: empty, or the npm packages.
+            command.env("npm_config_prefix", &npm_prefix);
+        }
         agent.apply(&mut command, &base, prompt, resume);
         capture(&mut command)
     };
@@ -151,10 +180,18 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {
         crate::parallel::checks(&requests, &base, &project, &home, &output)
-    } else if variation != Variation::AsSetUp {
+    } else if without_cm && !from_npm {
+        let mut checks = installed;
+        checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
+        checks
+    } else if !matches!(
+        variation,
+        Variation::AsSetUp | Variation::InstalledAsPlugin | Variation::PluginFromNpm
+    ) {
         crate::served::fail_open_checks(&requests, &home, &output)
     } else {
-        let mut checks = checks(&requests);
+        let mut checks = installed;
+        checks.extend(checks_of(&requests));
         checks.extend(after_setup);
         if agent.compacts() {
             checks.push(compaction_check(&requests));
@@ -162,7 +199,9 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         if agent.host == Host::Claude {
             checks.push(hook_replies_check(&output.stdout));
         }
-        if agent.setup_sees_agent && agent.host == Host::Claude {
+        if as_plugin || from_npm {
+            checks.extend(crate::plugin::checks(&requests, &home));
+        } else if agent.setup_sees_agent && agent.host == Host::Claude {
             checks.extend(crate::served::served_checks(&home, &project));
         }
         if let Some((args, expect, listing)) = listed {
@@ -180,6 +219,23 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         requests,
         checks,
     }
+}
+
+/// `cm setup --agents <agent>` as the user runs it; panics with its output when it fails.
+fn set_up(agent: &Agent, executable: &Path, home: &Path, project: &Path, base: &str, path: &OsStr) {
+    let mut setup = Command::new(env!("CARGO_BIN_EXE_cm"));
+    plain(&mut setup, home, project, base, path).args(agent.setup_args());
+    if agent.setup_sees_agent {
+        setup.env("PATH", crate::served::path_with_agent(executable, path));
+    }
+    let setup = capture(&mut setup);
+    assert!(
+        setup.status.success(),
+        "cm setup --agents {} failed:\n{}{}",
+        agent.setup_id(),
+        String::from_utf8_lossy(&setup.stdout),
+        String::from_utf8_lossy(&setup.stderr)
+    );
 }
 
 /// A command with only what a user's shell would give it: PATH (`Agent::path`), the throw-away HOME,

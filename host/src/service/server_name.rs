@@ -291,6 +291,12 @@ fn ours_in(servers: &Value) -> Option<String> {
                 .get("command")
                 .and_then(argv_invocation)
                 .is_some_and(|tail| tail == "serve")
+            // A plugin's launcher script run by `sh` (`configs/claude-code/plugin/.mcp.json`).
+            || (entry.get("command").and_then(Value::as_str) == Some("sh")
+                && entry
+                    .get("args")
+                    .and_then(argv_invocation)
+                    .is_some_and(|tail| tail == "serve"))
     };
     if servers.get(MCP_SERVER_NAME).is_some_and(runs_serve) {
         return Some(MCP_SERVER_NAME.to_string());

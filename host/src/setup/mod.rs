@@ -5,6 +5,8 @@
 
 pub mod agents;
 pub mod apply;
+#[cfg(test)]
+mod bundle;
 pub mod error;
 pub mod files;
 pub mod host_version;

@@ -108,6 +108,19 @@ fn the_variable_and_a_claude_plugin_name_the_server() {
     );
 }
 
+/// The repository's own Claude Code plugin (its `.mcp.json` runs `sh <launcher> serve`).
+#[test]
+fn the_repositorys_claude_plugin_names_its_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plugin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/claude-code/plugin");
+    let root = plugin.display().to_string();
+    let env = move |name: &str| (name == "CLAUDE_PLUGIN_ROOT").then(|| root.clone());
+    assert_eq!(
+        registered(dir.path(), "claude-code", Path::new("/p"), &[], &env),
+        "plugin:context-mode:context-mode"
+    );
+}
+
 #[test]
 fn the_plans_own_server_key_and_an_argv_command_are_read() {
     // OpenCode keeps servers under `mcp`, its command an argv array.

@@ -1,0 +1,241 @@
+//! The Claude Code plugin bundle in the repository (`.claude-plugin/marketplace.json` and
+//! `configs/claude-code/plugin/`), rendered from the claude-code adapter's setup plan: the
+//! same events, matchers and served `ctx_hook` entries `cm setup` writes, with `cm`
+//! reached through the plugin's launcher (`scripts/cm`, ADR 36) and the served hooks
+//! naming the server as Claude Code registers a plugin's (`plugin:<plugin>:<server>`).
+//! Test-only: the test below fails when a file in the repository differs from what the
+//! plan gives, and `UPDATE_GOLDEN=1` rewrites them.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::{EditKind, MCP_SERVER_NAME, SERVED_HOOK_TOOL, SetupPlan};
+
+/// The marketplace's and the plugin's name (`claude plugin install context-mode@context-mode`).
+pub const PLUGIN: &str = "context-mode";
+/// The plugin's folder, from the repository root.
+pub const PLUGIN_DIR: &str = "configs/claude-code/plugin";
+/// Where Claude Code 2.1.332 finds a plugin's own files, with the launcher's path.
+const LAUNCHER: &str = "${CLAUDE_PLUGIN_ROOT}/scripts/cm";
+/// The first Claude Code release with `mcp_tool` hooks: the plan for it is the bundle's,
+/// and the plugin says it needs it (`engines`).
+pub const SINCE: &str = "2.1.197";
+
+/// The server name Claude Code gives the plugin's MCP server.
+pub fn plugin_server() -> String {
+    format!("plugin:{PLUGIN}:{MCP_SERVER_NAME}")
+}
+
+/// Every generated file: (path from the repository root, contents).
+pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, String> {
+    let edit = |kind: EditKind| {
+        plan.edits
+            .iter()
+            .find(|e| e.kind == kind)
+            .ok_or(format!("the plan has no {kind:?} edit"))
+    };
+    let parse = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
+    let hooks = parse(&edit(EditKind::Hooks)?.content)?;
+    let hooks = plugin_hooks(hooks.get("hooks").ok_or("the hooks edit has no hooks")?)?;
+    let servers = parse(&edit(EditKind::McpServer)?.content)?;
+    let server = servers["mcpServers"][MCP_SERVER_NAME].clone();
+    let routing = &edit(EditKind::Instructions)?.content;
+    let description = "Keeps tool output out of Claude's context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction.";
+    let author = json!({"name": "context-mode"});
+    let marketplace = json!({
+        "name": PLUGIN,
+        "description": "context-mode for Claude Code: the cm MCP server, its hooks and the routing skill",
+        "owner": author,
+        "plugins": [{
+            "name": PLUGIN,
+            "source": format!("./{PLUGIN_DIR}"),
+            "description": description,
+            "version": version,
+        }],
+    });
+    let manifest = json!({
+        "name": PLUGIN,
+        "version": version,
+        "description": description,
+        "author": author,
+        "engines": {"claude-code": format!(">={SINCE}")},
+    });
+    let mcp = json!({"mcpServers": {MCP_SERVER_NAME: plugin_server_entry(&server)?}});
+    let hooks = json!({
+        "description": "context-mode's hooks, as `cm setup` writes them for Claude Code (generated from the claude-code adapter's setup plan)",
+        "hooks": hooks,
+    });
+    let skill = format!(
+        "---\nname: context-mode\ndescription: When to route tool output through context-mode's ctx_* tools (long shell output, file analysis, web pages, earlier output and session history).\n---\n\n{routing}"
+    );
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).map(|t| t + "\n");
+    Ok(vec![
+        (
+            ".claude-plugin/marketplace.json".to_owned(),
+            pretty(&marketplace).map_err(|e| e.to_string())?,
+        ),
+        (
+            format!("{PLUGIN_DIR}/.claude-plugin/plugin.json"),
+            pretty(&manifest).map_err(|e| e.to_string())?,
+        ),
+        (
+            format!("{PLUGIN_DIR}/.mcp.json"),
+            pretty(&mcp).map_err(|e| e.to_string())?,
+        ),
+        (
+            format!("{PLUGIN_DIR}/hooks/hooks.json"),
+            pretty(&hooks).map_err(|e| e.to_string())?,
+        ),
+        (format!("{PLUGIN_DIR}/skills/context-mode/SKILL.md"), skill),
+    ])
+}
+
+/// The plan's MCP server entry, run through the launcher.
+fn plugin_server_entry(server: &Value) -> Result<Value, String> {
+    let mut entry = server
+        .as_object()
+        .cloned()
+        .ok_or("the plan registers no context-mode server")?;
+    if entry.get("command").and_then(Value::as_str) != Some("cm") {
+        return Err(format!("the plan's server does not run cm: {server}"));
+    }
+    let args: Vec<Value> = std::iter::once(Value::from(LAUNCHER))
+        .chain(
+            entry
+                .get("args")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        )
+        .collect();
+    entry.insert("command".to_owned(), Value::from("sh"));
+    entry.insert("args".to_owned(), Value::Array(args));
+    Ok(Value::Object(entry))
+}
+
+/// The plan's hooks with each handler in plugin form: a `cm …` command runs the
+/// launcher, a served hook names the plugin's server.
+fn plugin_hooks(hooks: &Value) -> Result<Value, String> {
+    let mut out = Map::new();
+    for (event, groups) in hooks.as_object().ok_or("hooks is not an object")? {
+        let mut groups = groups.clone();
+        for group in groups.as_array_mut().ok_or("an event's groups")? {
+            for handler in group["hooks"].as_array_mut().ok_or("a group's hooks")? {
+                plugin_handler(handler)?;
+            }
+        }
+        out.insert(event.clone(), groups);
+    }
+    Ok(Value::Object(out))
+}
+
+fn plugin_handler(handler: &mut Value) -> Result<(), String> {
+    match handler["type"].as_str() {
+        Some("command") => {
+            let command = handler["command"].as_str().unwrap_or_default();
+            let rest = command
+                .strip_prefix("cm ")
+                .ok_or(format!("a hook command that is not `cm …`: {command}"))?;
+            handler["command"] = Value::from(format!("sh \"{LAUNCHER}\" {rest}"));
+        }
+        Some("mcp_tool") if handler["server"] == MCP_SERVER_NAME => {
+            if handler["tool"] != SERVED_HOOK_TOOL {
+                return Err(format!("a served hook that is not ctx_hook: {handler}"));
+            }
+            handler["server"] = Value::from(plugin_server());
+        }
+        _ => return Err(format!("a hook the bundle cannot carry: {handler}")),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SetupInput;
+    use crate::plugins::{Adapter, PluginEngine, PluginKind};
+    use std::path::Path;
+
+    fn plan_for(version: &str) -> SetupPlan {
+        let engine = PluginEngine::new(None).expect("engine");
+        let builtin =
+            crate::plugins::builtin(PluginKind::Adapter, "claude-code").expect("built in");
+        let component = engine.load(builtin.bytes, builtin.sha256).expect("load");
+        let mut adapter =
+            Adapter::instantiate(&engine, &component, "adapter claude-code").expect("instantiate");
+        adapter
+            .setup_plan_for_version(
+                SetupInput {
+                    cm_command: "cm".into(),
+                    project_dir: None,
+                },
+                version,
+            )
+            .expect("plan")
+    }
+
+    /// The bundle in the repository is exactly what the adapter's plan gives; run with
+    /// `UPDATE_GOLDEN=1` to rewrite it after the plan changed (and review the diff).
+    #[test]
+    fn claude_code_bundle_is_the_adapters_setup_plan() {
+        let plan = plan_for(SINCE);
+        let files = render(&plan, env!("CARGO_PKG_VERSION")).expect("render");
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("repository root");
+        let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+        let mut stale = Vec::new();
+        for (path, contents) in &files {
+            let at = repo.join(path);
+            if update {
+                std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&at, contents).expect("write");
+            } else if std::fs::read_to_string(&at).ok().as_deref() != Some(contents.as_str()) {
+                stale.push(path.as_str());
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "the Claude Code plugin bundle differs from the claude-code adapter's setup plan in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
+        );
+    }
+
+    /// The bundle carries what `cm setup` writes for that version: served tool hooks on
+    /// the plugin's server, every other event a launcher command, the same matchers.
+    #[test]
+    fn plugin_form_keeps_events_and_matchers_and_names_the_plugin_server() {
+        let plan = plan_for(SINCE);
+        let files = render(&plan, "0.0.0").expect("render");
+        let hooks: Value = serde_json::from_str(
+            &files
+                .iter()
+                .find(|(p, _)| p.ends_with("hooks/hooks.json"))
+                .expect("hooks.json")
+                .1,
+        )
+        .expect("JSON");
+        let planned: Value = serde_json::from_str(
+            &plan
+                .edits
+                .iter()
+                .find(|e| e.kind == EditKind::Hooks)
+                .expect("hooks edit")
+                .content,
+        )
+        .expect("JSON");
+        let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
+        for (event, groups) in planned["hooks"].as_object().expect("events") {
+            assert_eq!(hooks["hooks"][event][0]["matcher"], groups[0]["matcher"]);
+        }
+        let pre = &hooks["hooks"]["PreToolUse"][0]["hooks"][0];
+        assert_eq!(pre["type"], "mcp_tool");
+        assert_eq!(pre["server"], "plugin:context-mode:context-mode");
+        assert_eq!(
+            hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+            "sh \"${CLAUDE_PLUGIN_ROOT}/scripts/cm\" hook claude-code sessionstart"
+        );
+        // An older plan (command hooks only) renders too, every hook through the launcher.
+        let older = render(&plan_for("2.1.196"), "0.0.0").expect("render");
+        assert!(!older.iter().any(|(_, text)| text.contains("mcp_tool")));
+    }
+}
