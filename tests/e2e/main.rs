@@ -83,7 +83,7 @@ fn claude_code_2_1_332_plugin_without_cm_fails_open() {
 }
 
 /// The same plugin with `cm` only from the npm packages `cargo xtask dist` packs,
-/// installed with `npm install -g` into a prefix that is not on PATH (ADR 36, ADR 37).
+/// installed with `npm install -g` into a prefix that is not on PATH (ADR 36, ADR 38).
 #[test]
 fn claude_code_2_1_332_plugin_with_cm_from_npm() {
     session::run_with(&agents::CLAUDE_DEFERRED, session::Variation::PluginFromNpm).assert_all();

@@ -46,7 +46,7 @@ pub enum Variation {
     /// marketplace add` + `claude plugin install`, `cm` on PATH (`crate::plugin`).
     InstalledAsPlugin,
     /// The plugin installed the same way with no `cm` anywhere: none on PATH, an empty npm
-    /// global prefix. The session must go on as without hooks (ADR 37).
+    /// global prefix. The session must go on as without hooks (ADR 38).
     PluginWithoutCm,
     /// The plugin installed the same way, `cm` from the npm packages `cargo xtask dist`
     /// packs, installed with `npm install -g` into a prefix whose `bin/` is not on PATH:

@@ -83,6 +83,7 @@ impl Build<'_> {
                 .arg(&cargo);
             command
         };
+        without_the_callers_package_env(&mut command);
         let status = command
             .args(&args)
             .current_dir(self.root)
@@ -101,6 +102,27 @@ impl Build<'_> {
             bail!("{line} succeeded but left no {}", out.display());
         }
         Ok(out)
+    }
+}
+
+/// `cargo xtask` (a `cargo run`) and `cargo test` hand their child the package variables
+/// of the crate they run (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, `OUT_DIR`, …). Build
+/// scripts that track one of them (ring tracks `CARGO_MANIFEST_DIR`) would see a value
+/// other than a plain `cargo build` or `cargo test` saw and rebuild, with `cm` after them,
+/// back and forth on every run. The nested build gets the caller's environment without
+/// them; cargo's own settings (`CARGO_HOME`, `CARGO_TARGET_DIR`, `CARGO_BUILD_*`) stay.
+fn without_the_callers_package_env(command: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let setting = ["CARGO_HOME", "CARGO_TARGET_DIR"].contains(&name.as_ref())
+            || name.starts_with("CARGO_BUILD_")
+            || name.starts_with("CARGO_PROFILE_")
+            || name.starts_with("CARGO_REGISTRIES_")
+            || name.starts_with("CARGO_NET_")
+            || name.starts_with("CARGO_TARGET_");
+        if (name.starts_with("CARGO_") && !setting) || name == "OUT_DIR" {
+            command.env_remove(name.as_ref());
+        }
     }
 }
 

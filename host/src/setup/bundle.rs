@@ -1,7 +1,7 @@
 //! The Claude Code plugin bundle in the repository (`.claude-plugin/marketplace.json` and
 //! `configs/claude-code/plugin/`), rendered from the claude-code adapter's setup plan: the
 //! same events, matchers and served `ctx_hook` entries `cm setup` writes, with `cm`
-//! reached through the plugin's launcher (`scripts/cm`, ADR 36) and the served hooks
+//! reached through the plugin's launcher (`scripts/cm`, ADR 38) and the served hooks
 //! naming the server as Claude Code registers a plugin's (`plugin:<plugin>:<server>`).
 //! Test-only: the test below fails when a file in the repository differs from what the
 //! plan gives, and `UPDATE_GOLDEN=1` rewrites them.
