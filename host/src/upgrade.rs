@@ -287,6 +287,37 @@ pub fn info_for(exe: &Path, cargo_bin: &Path, home: Option<&Path>, recorded: &Pa
     }
 }
 
+/// The one command that puts a sound copy of this `cm` back where it was installed from:
+/// doctor's fix when the binary itself is broken (its plugin engine, its SQLite).
+pub fn reinstall_line() -> String {
+    reinstall_line_for(&info())
+}
+
+fn reinstall_line_for(info: &UpgradeInfo) -> String {
+    match &info.channel {
+        Channel::Cargo => match &info.source {
+            Some((tree, Source::Present { .. })) => format!(
+                "cargo install --locked --force --path {}",
+                shell_word(&tree.join("host").display().to_string())
+            ),
+            _ => "cargo install --locked --force --path host   # in a context-mode checkout".into(),
+        },
+        Channel::Archive => format!(
+            "replace {} with the cm of a fresh release archive",
+            shell_word(&info.exe.display().to_string())
+        ),
+        // The channel's own update, not the `git pull` before it or `cm upgrade` after.
+        Channel::Npm { .. } | Channel::SourceBuild { .. } => info
+            .commands
+            .iter()
+            .find(|line| !line.starts_with("git ") && !line.ends_with(" upgrade"))
+            .cloned()
+            .unwrap_or_else(|| {
+                "reinstall cm the way it was installed (cm upgrade says how)".into()
+            }),
+    }
+}
+
 /// The report both `cm upgrade` and `ctx_upgrade` give.
 pub fn report(info: &UpgradeInfo) -> String {
     let mut lines = vec![format!(

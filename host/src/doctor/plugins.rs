@@ -17,10 +17,7 @@ pub fn checks(root: Option<&Path>) -> Vec<Check> {
             return vec![Check::fail(
                 "plugin engine",
                 err.to_string(),
-                Some(
-                    "cargo install --locked --force --path host   # in the context-mode checkout"
-                        .into(),
-                ),
+                Some(crate::upgrade::reinstall_line()),
             )];
         }
     };
@@ -44,10 +41,7 @@ pub fn checks(root: Option<&Path>) -> Vec<Check> {
             Err(err) => Check::fail(
                 name,
                 format!("built-in plugin does not load: {err}"),
-                Some(
-                    "cargo install --locked --force --path host   # in the context-mode checkout"
-                        .into(),
-                ),
+                Some(crate::upgrade::reinstall_line()),
             ),
         });
     }

@@ -40,7 +40,7 @@ pub fn check() -> Check {
         Err(problem) => Check::fail(
             NAME,
             format!("SQLite {version}: {problem}"),
-            Some("cargo install --locked --force --path host   # in the context-mode checkout: rebuilds cm with its bundled SQLite".into()),
+            Some(crate::upgrade::reinstall_line()),
         ),
     }
 }

@@ -188,3 +188,48 @@ fn installed_host_plugins_get_their_update_line() {
     std::fs::write(claude.join("plugins/installed_plugins.json"), "{oops").unwrap();
     assert_eq!(host_plugins(&claude, &codex).len(), 1);
 }
+
+#[test]
+fn doctors_reinstall_line_follows_the_channel() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("no-source");
+    let bin = dir.path().join("cargo/bin");
+    let cm = Os::current().executable_name("cm");
+    let npm_exe = dir
+        .path()
+        .join("lib/node_modules/context-mode/node_modules/@context-mode/cm-linux-x64/bin")
+        .join(&cm);
+    assert_eq!(
+        reinstall_line_for(&info_for(&npm_exe, &bin, None, &none)),
+        "npm install -g context-mode@latest"
+    );
+    let npx_exe = dir
+        .path()
+        .join(".npm/_npx/0123/node_modules/@context-mode/cm-linux-x64/bin")
+        .join(&cm);
+    assert_eq!(
+        reinstall_line_for(&info_for(&npx_exe, &bin, None, &none)),
+        "npx -y context-mode@latest setup"
+    );
+    let archive = dir.path().join("opt").join(&cm);
+    let line = reinstall_line_for(&info_for(&archive, &bin, None, &none));
+    assert!(
+        line.starts_with("replace ") && line.contains("release archive"),
+        "{line}"
+    );
+    let cargo_exe = bin.join(&cm);
+    let line = reinstall_line_for(&info_for(&cargo_exe, &bin, None, &source_dir()));
+    assert!(
+        line.starts_with("cargo install --locked --force --path "),
+        "{line}"
+    );
+    assert!(!line.contains("checkout"), "{line}");
+    let line = reinstall_line_for(&info_for(&cargo_exe, &bin, None, &none));
+    assert!(line.contains("in a context-mode checkout"), "{line}");
+    let built = source_dir().join("target/release").join(&cm);
+    let line = reinstall_line_for(&info_for(&built, &bin, None, &source_dir()));
+    assert!(
+        line.starts_with("cargo build --locked --release -p cm"),
+        "{line}"
+    );
+}
