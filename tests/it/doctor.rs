@@ -103,6 +103,51 @@ fn a_clean_install_passes_and_prints_an_aligned_table() {
     );
 }
 
+/// A fresh install's first doctor (nothing compiled yet) waits for the built-in plugins to
+/// compile instead of reporting their rows as unanswered; the next run has nothing to wait for.
+#[test]
+fn the_first_doctor_of_a_fresh_install_waits_for_the_plugins_to_compile() {
+    let sandbox = Sandbox::new();
+    // Sandboxes start with the built-ins compiled (seeded for speed): a fresh install has not.
+    let cache = sandbox.root.join("cache/cwasm");
+    if cache.exists() {
+        std::fs::remove_dir_all(&cache).expect("empty the cwasm cache");
+    }
+    let first = sandbox
+        .cm()
+        .env_remove("CONTEXT_MODE_DOCTOR_BUDGET_MS")
+        .args(["doctor", "--json"])
+        .output()
+        .expect("cm doctor");
+    let report = doctor_json(&first);
+    let unanswered: Vec<&Value> = report["checks"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter(|r| {
+                    r["detail"]
+                        .as_str()
+                        .unwrap_or("")
+                        .contains("did not answer")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(unanswered.is_empty(), "{unanswered:#?}");
+    assert_eq!(row(&report, "plugin adapter claude-code")["status"], "PASS");
+    let said = String::from_utf8_lossy(&first.stderr).into_owned();
+    assert!(said.contains("compiling the built-in plugins"), "{said}");
+
+    let second = sandbox
+        .cm()
+        .env_remove("CONTEXT_MODE_DOCTOR_BUDGET_MS")
+        .args(["doctor", "--json"])
+        .output()
+        .expect("cm doctor");
+    let said = String::from_utf8_lossy(&second.stderr).into_owned();
+    assert!(!said.contains("compiling the built-in plugins"), "{said}");
+}
+
 #[test]
 fn a_live_server_is_seen_and_ctx_doctor_answers_with_the_table() {
     let sandbox = Sandbox::new();
