@@ -100,9 +100,11 @@ pub const CODEX_HOOKS: &str = "hooks/hooks.json";
 
 /// The Codex plugin bundle: (path from the repository root, contents). `launcher` is the
 /// Claude Code plugin's launcher, copied. Codex 0.171.0 sets `PLUGIN_ROOT` for a plugin's
-/// hooks (and runs them through the shell), but substitutes nothing in an MCP entry: it
-/// only resolves a relative `cwd` against the plugin's folder, so the server entry runs
-/// `sh ./scripts/cm serve` there.
+/// hooks (and runs them through the shell), but substitutes nothing in an MCP entry and
+/// passes it neither `PLUGIN_ROOT` nor the session's `PWD`; a relative `cwd` is resolved
+/// against the plugin's folder, but a server started there works for that folder, not
+/// the project. So the server entry runs the launcher where `codex plugin add` copies this
+/// version of the plugin: `$CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/`.
 pub fn render_codex(
     plan: &SetupPlan,
     version: &str,
@@ -117,7 +119,7 @@ pub fn render_codex(
     let hooks: Value =
         serde_json::from_str(&edit(EditKind::Hooks)?.content).map_err(|e| e.to_string())?;
     let hooks = codex_hooks(hooks.get("hooks").ok_or("the hooks edit has no hooks")?)?;
-    let server = codex_server(&edit(EditKind::McpServer)?.content)?;
+    let server = codex_server(&edit(EditKind::McpServer)?.content, version)?;
     let description = "Keeps tool output out of Codex's context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction.";
     let marketplace = json!({
         "name": PLUGIN,
@@ -161,7 +163,7 @@ pub fn render_codex(
 
 /// The codex plan's server (`mcp_servers = {"context-mode": {command = "cm", …}}`, TOML),
 /// run by the launcher from the plugin's folder.
-fn codex_server(content: &str) -> Result<Value, String> {
+fn codex_server(content: &str, version: &str) -> Result<Value, String> {
     let table: toml::Table = toml::from_str(content).map_err(|e| e.to_string())?;
     let server = table
         .get("mcp_servers")
@@ -171,13 +173,20 @@ fn codex_server(content: &str) -> Result<Value, String> {
     if server["command"] != "cm" {
         return Err(format!("the plan's server does not run cm: {server}"));
     }
-    let args: Vec<Value> = std::iter::once(Value::from("./scripts/cm"))
-        .chain(server["args"].as_array().cloned().unwrap_or_default())
+    let rest: Vec<&str> = server["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
         .collect();
+    let script = format!(
+        "exec sh \"${{CODEX_HOME:-$HOME/.codex}}/plugins/cache/{PLUGIN}/{PLUGIN}/{version}/scripts/cm\" {}",
+        rest.join(" ")
+    );
     let mut entry = server.as_object().cloned().unwrap_or_default();
     entry.insert("command".to_owned(), Value::from("sh"));
-    entry.insert("args".to_owned(), Value::Array(args));
-    entry.insert("cwd".to_owned(), Value::from("."));
+    entry.insert("args".to_owned(), json!(["-c", script]));
+    entry.insert("env_vars".to_owned(), json!(["CODEX_HOME"]));
     Ok(Value::Object(entry))
 }
 

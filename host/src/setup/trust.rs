@@ -79,16 +79,7 @@ fn codex_edits(files: &[FilePlan]) -> Vec<ResolvedEdit> {
     if hooks.is_empty() {
         return Vec::new();
     }
-    let content: String = hooks
-        .iter()
-        .map(|hook| {
-            format!(
-                "[hooks.state.{}]\ntrusted_hash = {}\n",
-                toml::Value::from(hook.key.as_str()),
-                toml::Value::from(hook.hash.as_str())
-            )
-        })
-        .collect();
+    let content = codex_trust_toml(&hooks);
     let shown = planned.shown.replace("hooks.json", "config.toml");
     vec![ResolvedEdit {
         kind: EditKind::Feature,
@@ -117,6 +108,21 @@ fn gemini_edit(home: &Path, project: &Path) -> ResolvedEdit {
             project.display()
         ),
     }
+}
+
+/// The `config.toml` tables that trust `hooks`:
+/// `[hooks.state."<key>"] trusted_hash = "<hash>"` each.
+pub fn codex_trust_toml(hooks: &[CodexHook]) -> String {
+    hooks
+        .iter()
+        .map(|hook| {
+            format!(
+                "[hooks.state.{}]\ntrusted_hash = {}\n",
+                toml::Value::from(hook.key.as_str()),
+                toml::Value::from(hook.hash.as_str())
+            )
+        })
+        .collect()
 }
 
 /// `$CODEX_HOME`, else `~/.codex`.
