@@ -400,7 +400,8 @@ fn trust_codex_plugin_hooks(home: &Path) -> Result<(), String> {
 }
 
 /// What only the Codex plugin shows: the redirect and the offered tools name the plugin's
-/// server as Codex names it, and the hooks ran from the installed plugin's launcher.
+/// server as Codex names it (no `cm setup` ran, so the hooks that redirected are the
+/// plugin's), and its server kept no store of its own beside the project's.
 pub fn codex_checks(requests: &[Request], home: &Path) -> Vec<Check> {
     // The server and the hooks work for one project, the session's: a server started in
     // the plugin's folder would keep a second store (`~/.context-mode/projects/<key>/`).
