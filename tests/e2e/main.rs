@@ -99,6 +99,14 @@ fn codex_0_171_0() {
     session::run(&agents::CODEX).assert_all();
 }
 
+/// Installed as Codex users install it: `codex plugin marketplace add <this checkout>` +
+/// `codex plugin add context-mode@context-mode` (the bundle `.agents/plugins/marketplace.json`
+/// lists, not the Claude Code plugin), its hooks trusted, `cm` on PATH (ADR 38, Codex).
+#[test]
+fn codex_0_171_0_installed_as_a_plugin() {
+    session::run_with(&agents::CODEX, session::Variation::InstalledAsPlugin).assert_all();
+}
+
 #[test]
 fn copilot_cli_1_0_102() {
     session::run(&agents::COPILOT).assert_all();

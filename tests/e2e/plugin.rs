@@ -71,13 +71,24 @@ pub fn install(run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
             vec!["plugin", "list"],
         ),
     ];
+    run_steps(run, &steps, |stdout| {
+        stdout.contains("context-mode@context-mode") && stdout.contains("enabled")
+    })
+}
+
+/// Runs each step (`run` takes the arguments), one check each: it must succeed, and a
+/// `… list` step's output must satisfy `listed`.
+fn run_steps(
+    run: &dyn Fn(&[&str]) -> Output,
+    steps: &[(&'static str, Vec<&str>)],
+    listed: impl Fn(&str) -> bool,
+) -> Vec<Check> {
     steps
-        .into_iter()
+        .iter()
         .map(|(name, args)| {
-            let output = run(&args);
+            let output = run(args);
             let stdout = String::from_utf8_lossy(&output.stdout);
-            let listed = args[1] != "list"
-                || (stdout.contains("context-mode@context-mode") && stdout.contains("enabled"));
+            let listed = args[1] != "list" || listed(&stdout);
             Check {
                 name,
                 failure: (!output.status.success() || !listed).then(|| {
@@ -321,4 +332,111 @@ fn launcher_skips_node(dir: &Path, prefix: &Path, path: &OsStr) -> Result<(), St
             excerpt(&String::from_utf8_lossy(&output.stderr))
         )),
     }
+}
+
+/// What Codex 0.171.0 names the tools of the plugin's MCP server (`context-mode`): its
+/// namespace `mcp__context_mode` joined to the tool's name.
+pub const CODEX_TOOL_PREFIX: &str = "mcp__context_mode__";
+
+/// Codex: `codex plugin marketplace add <checkout>` + `codex plugin add
+/// context-mode@context-mode` + `codex plugin list`, one check each; then the user's
+/// one-time step, trusting the plugin's hooks, done the way Codex records it: a
+/// `[hooks.state."context-mode@context-mode:hooks/hooks.json:<event>:<group>:<handler>"]
+/// trusted_hash` per hook of the installed plugin in `config.toml`.
+pub fn install_codex(run: &dyn Fn(&[&str]) -> Output, home: &Path) -> Vec<Check> {
+    let checkout = checkout();
+    let checkout = checkout.to_str().expect("UTF-8 checkout path");
+    let steps: [(&'static str, Vec<&str>); 3] = [
+        (
+            "codex plugin marketplace add <checkout> succeeds",
+            vec!["plugin", "marketplace", "add", checkout],
+        ),
+        (
+            "codex plugin add context-mode@context-mode succeeds",
+            vec!["plugin", "add", "context-mode@context-mode"],
+        ),
+        (
+            "codex plugin list shows the Codex bundle installed and enabled",
+            vec!["plugin", "list"],
+        ),
+    ];
+    // The marketplace Codex read, and the plugin's source: ours, not the Claude Code
+    // plugin that `.claude-plugin/marketplace.json` lists.
+    let mut checks = run_steps(run, &steps, |stdout| {
+        stdout.contains(".agents/plugins/marketplace.json")
+            && stdout.contains("installed, enabled")
+            && stdout.contains("configs/codex/plugin")
+    });
+    let trusted = trust_codex_plugin_hooks(home);
+    checks.push(Check {
+        name: "the installed plugin's hooks are found and trusted in config.toml",
+        failure: trusted.err(),
+    });
+    checks
+}
+
+/// Appends a trusted hash for every hook of the installed plugin's `hooks/hooks.json`.
+fn trust_codex_plugin_hooks(home: &Path) -> Result<(), String> {
+    let cache = home.join(".codex/plugins/cache/context-mode/context-mode");
+    let hooks_file = crate::served::files_under(&cache)
+        .into_iter()
+        .find(|p| p.ends_with("hooks/hooks.json"))
+        .ok_or(format!("no hooks/hooks.json under {}", cache.display()))?;
+    let text = std::fs::read_to_string(&hooks_file).map_err(|e| e.to_string())?;
+    let hooks_json: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let hooks = cm::setup::trust::codex_plugin_hooks(
+        "context-mode@context-mode",
+        "hooks/hooks.json",
+        &hooks_json,
+    );
+    if hooks.len() < 6 {
+        return Err(format!("{} hooks in {}", hooks.len(), hooks_file.display()));
+    }
+    let config = home.join(".codex/config.toml");
+    let mut text = std::fs::read_to_string(&config).map_err(|e| e.to_string())?;
+    text.push('\n');
+    text.push_str(&cm::setup::trust::codex_trust_toml(&hooks));
+    std::fs::write(&config, text).map_err(|e| e.to_string())
+}
+
+/// What only the Codex plugin shows: the redirect and the offered tools name the plugin's
+/// server as Codex names it (no `cm setup` ran, so the hooks that redirected are the
+/// plugin's), and its server kept no store of its own beside the project's.
+pub fn codex_checks(requests: &[Request], home: &Path) -> Vec<Check> {
+    // The server and the hooks work for one project, the session's: a server started in
+    // the plugin's folder would keep a second store (`~/.context-mode/projects/<key>/`).
+    let stores: Vec<String> = std::fs::read_dir(home.join(".context-mode/projects"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let one_project = Check {
+        name: "the server and the hooks keep the one project's store",
+        failure: (stores.len() != 1).then(|| format!("project stores: {stores:?}")),
+    };
+    let shell = crate::checks::result_of_call(requests, crate::script::SHELL);
+    let offered = crate::checks::offered_names(requests);
+    let ours: Vec<&String> = offered.iter().filter(|n| n.contains("ctx_")).collect();
+    vec![
+        one_project,
+        Check {
+            name: "the redirect names the ctx tool as Codex names the plugin's tools",
+            failure: match &shell {
+                Ok(text) if text.contains(&format!("redirected to {CODEX_TOOL_PREFIX}ctx_")) => {
+                    None
+                }
+                Ok(text) => Some(format!(
+                    "no \"redirected to {CODEX_TOOL_PREFIX}ctx_…\" in: {}",
+                    excerpt(text)
+                )),
+                Err(e) => Some(e.clone()),
+            },
+        },
+        Check {
+            name: "the ctx tools are offered under the plugin's server",
+            failure: (ours.is_empty() || ours.iter().any(|n| !n.starts_with(CODEX_TOOL_PREFIX)))
+                .then(|| format!("ctx tools offered: {ours:?}")),
+        },
+    ]
 }

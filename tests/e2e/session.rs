@@ -42,8 +42,10 @@ pub enum Variation {
     /// The MCP server entry is a stand-in that connects and lists no tools but never
     /// answers a tool call: a hung server (the agent must go on once the hook times out).
     ServerSilent,
-    /// No `cm setup`: the repository's Claude Code plugin installed with `claude plugin
-    /// marketplace add` + `claude plugin install`, `cm` on PATH (`crate::plugin`).
+    /// No `cm setup`: the repository's plugin installed with the agent's own commands
+    /// (`claude plugin marketplace add` + `claude plugin install`; Codex's `codex plugin
+    /// marketplace add` + `codex plugin add` and its hooks trusted), `cm` on PATH
+    /// (`crate::plugin`).
     InstalledAsPlugin,
     /// The plugin installed the same way with no `cm` anywhere: none on PATH, an empty npm
     /// global prefix. The session must go on as without hooks (ADR 38).
@@ -118,7 +120,11 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     };
     let installed = if as_plugin || without_cm {
         let mut checks = npm_installed;
-        checks.extend(crate::plugin::install(&run_agent));
+        if agent.host == Host::Codex {
+            checks.extend(crate::plugin::install_codex(&run_agent, &home));
+        } else {
+            checks.extend(crate::plugin::install(&run_agent));
+        }
         checks
     } else {
         set_up(agent, &executable, &home, &project, &base, &path);
@@ -199,7 +205,9 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         if agent.host == Host::Claude {
             checks.push(hook_replies_check(&output.stdout));
         }
-        if as_plugin || from_npm {
+        if as_plugin && agent.host == Host::Codex {
+            checks.extend(crate::plugin::codex_checks(&requests, &home));
+        } else if as_plugin || from_npm {
             checks.extend(crate::plugin::checks(&requests, &home));
         } else if agent.setup_sees_agent && agent.host == Host::Claude {
             checks.extend(crate::served::served_checks(&home, &project));

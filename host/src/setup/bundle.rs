@@ -89,6 +89,129 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
     ])
 }
 
+/// The Codex plugin's folder, from the repository root.
+pub const CODEX_PLUGIN_DIR: &str = "configs/codex/plugin";
+/// The Claude Code plugin's launcher, the one source of the Codex plugin's copy.
+pub const LAUNCHER_FILE: &str = "configs/claude-code/plugin/scripts/cm";
+/// Where Codex 0.171.0 reads a marketplace first (before `.claude-plugin/marketplace.json`).
+pub const CODEX_MARKETPLACE: &str = ".agents/plugins/marketplace.json";
+/// The plugin's hooks file, relative to the plugin: part of the key Codex trusts its hooks by.
+pub const CODEX_HOOKS: &str = "hooks/hooks.json";
+
+/// The Codex plugin bundle: (path from the repository root, contents). `launcher` is the
+/// Claude Code plugin's launcher, copied. Codex 0.171.0 sets `PLUGIN_ROOT` for a plugin's
+/// hooks (and runs them through the shell), but substitutes nothing in an MCP entry and
+/// passes it neither `PLUGIN_ROOT` nor the session's `PWD`; a relative `cwd` is resolved
+/// against the plugin's folder, but a server started there works for that folder, not
+/// the project. So the server entry runs the launcher where `codex plugin add` copies this
+/// version of the plugin: `$CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/`.
+pub fn render_codex(
+    plan: &SetupPlan,
+    version: &str,
+    launcher: &str,
+) -> Result<Vec<(String, String)>, String> {
+    let edit = |kind: EditKind| {
+        plan.edits
+            .iter()
+            .find(|e| e.kind == kind)
+            .ok_or(format!("the plan has no {kind:?} edit"))
+    };
+    let hooks: Value =
+        serde_json::from_str(&edit(EditKind::Hooks)?.content).map_err(|e| e.to_string())?;
+    let hooks = codex_hooks(hooks.get("hooks").ok_or("the hooks edit has no hooks")?)?;
+    let server = codex_server(&edit(EditKind::McpServer)?.content, version)?;
+    let description = "Keeps tool output out of Codex's context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction.";
+    let marketplace = json!({
+        "name": PLUGIN,
+        "interface": {"displayName": "context-mode"},
+        "plugins": [{
+            "name": PLUGIN,
+            "source": {"source": "local", "path": format!("./{CODEX_PLUGIN_DIR}")},
+            "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+            "category": "Productivity",
+        }],
+    });
+    let manifest = json!({
+        "name": PLUGIN,
+        "version": version,
+        "description": description,
+        "author": {"name": "context-mode"},
+        "mcpServers": "./.mcp.json",
+        "hooks": format!("./{CODEX_HOOKS}"),
+    });
+    let mcp = json!({"mcpServers": {MCP_SERVER_NAME: server}});
+    let hooks = json!({"hooks": hooks});
+    let pretty = |v: &Value| {
+        serde_json::to_string_pretty(v)
+            .map(|t| t + "\n")
+            .map_err(|e| e.to_string())
+    };
+    Ok(vec![
+        (CODEX_MARKETPLACE.to_owned(), pretty(&marketplace)?),
+        (
+            format!("{CODEX_PLUGIN_DIR}/.codex-plugin/plugin.json"),
+            pretty(&manifest)?,
+        ),
+        (format!("{CODEX_PLUGIN_DIR}/.mcp.json"), pretty(&mcp)?),
+        (format!("{CODEX_PLUGIN_DIR}/{CODEX_HOOKS}"), pretty(&hooks)?),
+        (
+            format!("{CODEX_PLUGIN_DIR}/scripts/cm"),
+            launcher.to_owned(),
+        ),
+    ])
+}
+
+/// The codex plan's server (`mcp_servers = {"context-mode": {command = "cm", …}}`, TOML),
+/// run by the launcher from the plugin's folder.
+fn codex_server(content: &str, version: &str) -> Result<Value, String> {
+    let table: toml::Table = toml::from_str(content).map_err(|e| e.to_string())?;
+    let server = table
+        .get("mcp_servers")
+        .and_then(|s| s.get(MCP_SERVER_NAME))
+        .ok_or("the plan registers no context-mode server")?;
+    let server = serde_json::to_value(server).map_err(|e| e.to_string())?;
+    if server["command"] != "cm" {
+        return Err(format!("the plan's server does not run cm: {server}"));
+    }
+    let rest: Vec<&str> = server["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let script = format!(
+        "exec sh \"${{CODEX_HOME:-$HOME/.codex}}/plugins/cache/{PLUGIN}/{PLUGIN}/{version}/scripts/cm\" {}",
+        rest.join(" ")
+    );
+    let mut entry = server.as_object().cloned().unwrap_or_default();
+    entry.insert("command".to_owned(), Value::from("sh"));
+    entry.insert("args".to_owned(), json!(["-c", script]));
+    entry.insert("env_vars".to_owned(), json!(["CODEX_HOME"]));
+    Ok(Value::Object(entry))
+}
+
+/// The codex plan's hooks with each `cm …` command run by the plugin's launcher.
+fn codex_hooks(hooks: &Value) -> Result<Value, String> {
+    let mut hooks = hooks.clone();
+    for groups in hooks
+        .as_object_mut()
+        .ok_or("hooks is not an object")?
+        .values_mut()
+    {
+        for group in groups.as_array_mut().ok_or("an event's groups")? {
+            for handler in group["hooks"].as_array_mut().ok_or("a group's hooks")? {
+                let command = handler["command"].as_str().unwrap_or_default();
+                let rest = command
+                    .strip_prefix("cm ")
+                    .ok_or(format!("a hook that is not `cm …`: {handler}"))?;
+                handler["command"] =
+                    Value::from(format!("sh \"${{PLUGIN_ROOT}}/scripts/cm\" {rest}"));
+            }
+        }
+    }
+    Ok(hooks)
+}
+
 /// The plan's MCP server entry, run through the launcher.
 fn plugin_server_entry(server: &Value) -> Result<Value, String> {
     let mut entry = server
@@ -156,12 +279,15 @@ mod tests {
     use std::path::Path;
 
     fn plan_for(version: &str) -> SetupPlan {
+        adapter_plan("claude-code", version)
+    }
+
+    fn adapter_plan(id: &str, version: &str) -> SetupPlan {
         let engine = PluginEngine::new(None).expect("engine");
-        let builtin =
-            crate::plugins::builtin(PluginKind::Adapter, "claude-code").expect("built in");
+        let builtin = crate::plugins::builtin(PluginKind::Adapter, id).expect("built in");
         let component = engine.load(builtin.bytes, builtin.sha256).expect("load");
-        let mut adapter =
-            Adapter::instantiate(&engine, &component, "adapter claude-code").expect("instantiate");
+        let mut adapter = Adapter::instantiate(&engine, &component, &format!("adapter {id}"))
+            .expect("instantiate");
         adapter
             .setup_plan_for_version(
                 SetupInput {
@@ -173,15 +299,65 @@ mod tests {
             .expect("plan")
     }
 
+    fn repo() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("repository root")
+    }
+
+    /// Writes `files` with `UPDATE_GOLDEN`, else the paths whose file differs.
+    fn stale_files(files: &[(String, String)]) -> Vec<String> {
+        let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+        let mut stale = Vec::new();
+        for (path, contents) in files {
+            let at = repo().join(path);
+            if update {
+                std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&at, contents).expect("write");
+            } else if std::fs::read_to_string(&at).ok().as_deref() != Some(contents.as_str()) {
+                stale.push(path.clone());
+            }
+        }
+        stale
+    }
+
+    /// The Codex bundle in the repository is what the codex adapter's plan gives, its
+    /// launcher the Claude Code plugin's, byte for byte; `UPDATE_GOLDEN=1` rewrites it.
+    #[test]
+    fn codex_bundle_is_the_adapters_setup_plan() {
+        let launcher = std::fs::read_to_string(repo().join(LAUNCHER_FILE)).expect("launcher");
+        let plan = adapter_plan("codex", "0.171.0");
+        let files = render_codex(&plan, env!("CARGO_PKG_VERSION"), &launcher).expect("render");
+        let stale = stale_files(&files);
+        assert!(
+            stale.is_empty(),
+            "the Codex plugin bundle differs from the codex adapter's setup plan (or its launcher from {LAUNCHER_FILE}) in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
+        );
+        let hooks: Value = serde_json::from_str(&files[3].1).expect("JSON");
+        let planned: Value = serde_json::from_str(
+            &plan
+                .edits
+                .iter()
+                .find(|e| e.kind == EditKind::Hooks)
+                .expect("hooks edit")
+                .content,
+        )
+        .expect("JSON");
+        let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
+        assert_eq!(
+            hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "sh \"${PLUGIN_ROOT}/scripts/cm\" hook codex pretooluse"
+        );
+    }
+
     /// The bundle in the repository is exactly what the adapter's plan gives; run with
     /// `UPDATE_GOLDEN=1` to rewrite it after the plan changed (and review the diff).
     #[test]
     fn claude_code_bundle_is_the_adapters_setup_plan() {
         let plan = plan_for(SINCE);
         let files = render(&plan, env!("CARGO_PKG_VERSION")).expect("render");
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("repository root");
+        let repo = repo();
         let update = std::env::var_os("UPDATE_GOLDEN").is_some();
         let mut stale = Vec::new();
         for (path, contents) in &files {

@@ -79,16 +79,7 @@ fn codex_edits(files: &[FilePlan]) -> Vec<ResolvedEdit> {
     if hooks.is_empty() {
         return Vec::new();
     }
-    let content: String = hooks
-        .iter()
-        .map(|hook| {
-            format!(
-                "[hooks.state.{}]\ntrusted_hash = {}\n",
-                toml::Value::from(hook.key.as_str()),
-                toml::Value::from(hook.hash.as_str())
-            )
-        })
-        .collect();
+    let content = codex_trust_toml(&hooks);
     let shown = planned.shown.replace("hooks.json", "config.toml");
     vec![ResolvedEdit {
         kind: EditKind::Feature,
@@ -119,6 +110,21 @@ fn gemini_edit(home: &Path, project: &Path) -> ResolvedEdit {
     }
 }
 
+/// The `config.toml` tables that trust `hooks`:
+/// `[hooks.state."<key>"] trusted_hash = "<hash>"` each.
+pub fn codex_trust_toml(hooks: &[CodexHook]) -> String {
+    hooks
+        .iter()
+        .map(|hook| {
+            format!(
+                "[hooks.state.{}]\ntrusted_hash = {}\n",
+                toml::Value::from(hook.key.as_str()),
+                toml::Value::from(hook.hash.as_str())
+            )
+        })
+        .collect()
+}
+
 /// `$CODEX_HOME`, else `~/.codex`.
 pub fn codex_home(home: &Path) -> PathBuf {
     std::env::var_os("CODEX_HOME")
@@ -136,6 +142,24 @@ pub struct CodexHook {
 
 /// Our hooks (`cm hook codex …`) in `hooks_json` (the file at `hooks_path`).
 pub fn codex_hooks(hooks_path: &Path, hooks_json: &Value) -> Vec<CodexHook> {
+    hooks_keyed(&hooks_path.display().to_string(), hooks_json, |command| {
+        crate::setup::signature::invocation_tail(command)
+            .is_some_and(|tail| tail.starts_with("hook codex "))
+    })
+}
+
+/// Every command hook of a Codex plugin's `hooks_json`, keyed as Codex 0.171.0 keys a
+/// plugin's hooks (`<plugin>@<marketplace>:<hooks file relative to the plugin>`, its
+/// `plugin_hook_key_source`), with the hash Codex trusts (ADR 38, Codex).
+pub fn codex_plugin_hooks(plugin_id: &str, relative: &str, hooks_json: &Value) -> Vec<CodexHook> {
+    hooks_keyed(&format!("{plugin_id}:{relative}"), hooks_json, |_| true)
+}
+
+fn hooks_keyed(
+    key_source: &str,
+    hooks_json: &Value,
+    ours: impl Fn(&str) -> bool,
+) -> Vec<CodexHook> {
     let Some(events) = hooks_json.get("hooks").and_then(Value::as_object) else {
         return Vec::new();
     };
@@ -149,16 +173,11 @@ pub fn codex_hooks(hooks_path: &Path, hooks_json: &Value) -> Vec<CodexHook> {
                 let Some(command) = handler.get("command").and_then(Value::as_str) else {
                     continue;
                 };
-                let ours = crate::setup::signature::invocation_tail(command)
-                    .is_some_and(|tail| tail.starts_with("hook codex "));
-                if !ours {
+                if !ours(command) {
                     continue;
                 }
                 found.push(CodexHook {
-                    key: format!(
-                        "{}:{label}:{group_index}:{handler_index}",
-                        hooks_path.display()
-                    ),
+                    key: format!("{key_source}:{label}:{group_index}:{handler_index}"),
                     hash: codex_hook_hash(&label, matcher, handler),
                 });
             }
