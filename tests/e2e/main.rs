@@ -8,6 +8,7 @@ mod agents;
 #[path = "../support/cache_dir.rs"]
 mod cache_dir;
 mod checks;
+mod extension;
 #[path = "../support/file_lock.rs"]
 mod file_lock;
 mod http;
@@ -92,6 +93,14 @@ fn claude_code_2_1_332_plugin_with_cm_from_npm() {
 #[test]
 fn gemini_cli_0_61_0() {
     session::run(&agents::GEMINI).assert_all();
+}
+
+/// Installed as users install it: `gemini extensions install <this checkout> --consent`,
+/// `cm` on PATH; the extension's hooks redirect, its server's tools answer, its context
+/// file reaches the model (ADR 40).
+#[test]
+fn gemini_cli_0_61_0_installed_as_an_extension() {
+    session::run_with(&agents::GEMINI, session::Variation::InstalledAsExtension).assert_all();
 }
 
 #[test]
