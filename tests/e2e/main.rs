@@ -118,6 +118,13 @@ fn qwen_code_0_24_4() {
     session::run(&agents::QWEN).assert_all();
 }
 
+/// Installed as users install it: `qwen extensions install <this checkout>:context-mode
+/// --consent` takes the repository's `qwen-extension.json`, `cm` on PATH (ADR 40).
+#[test]
+fn qwen_code_0_24_4_installed_as_an_extension() {
+    session::run_with(&agents::QWEN, session::Variation::InstalledAsExtension).assert_all();
+}
+
 #[test]
 fn openclaw_2026_9_6() {
     session::run(&agents::OPENCLAW).assert_all();

@@ -52,8 +52,8 @@ pub enum Variation {
     /// packs, installed with `npm install -g` into a prefix whose `bin/` is not on PATH:
     /// the launcher finds the platform package through `npm root -g`.
     PluginFromNpm,
-    /// No `cm setup`: the repository installed as a Gemini CLI extension with `gemini
-    /// extensions install <checkout> --consent`, `cm` on PATH (`crate::extension`).
+    /// No `cm setup`: the repository installed as a Gemini CLI or Qwen Code extension with
+    /// `gemini|qwen extensions install <checkout> --consent`, `cm` on PATH (`crate::extension`).
     InstalledAsExtension,
 }
 
@@ -122,7 +122,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     };
     let installed = if as_extension {
         let source = crate::extension::copy_checkout(&dir.path().join("checkout"));
-        crate::extension::install(&source, &|args: &[&str], input: &[u8]| {
+        crate::extension::install(agent.host, &source, &|args: &[&str], input: &[u8]| {
             let command = &mut Command::new(&executable);
             capture_with(
                 plain(command, &home, &project, &base, &path).args(args),
@@ -219,7 +219,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         if as_plugin || from_npm {
             checks.extend(crate::plugin::checks(&requests, &home));
         } else if as_extension {
-            checks.extend(crate::extension::checks(&requests, &home));
+            checks.extend(crate::extension::checks(agent.host, &requests, &home));
         } else if agent.setup_sees_agent && agent.host == Host::Claude {
             checks.extend(crate::served::served_checks(&home, &project));
         }

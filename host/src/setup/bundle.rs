@@ -166,41 +166,69 @@ fn plugin_handler(handler: &mut Value) -> Result<(), String> {
 
 /// The extension's name (`gemini extensions update|uninstall context-mode`).
 pub const GEMINI_EXTENSION: &str = "context-mode";
-/// The shared launcher as Gemini CLI hydrates an extension's paths (`${/}` is its separator).
-const GEMINI_LAUNCHER: &str =
+/// The shared launcher as Gemini CLI and Qwen Code hydrate an extension's paths (`${/}`
+/// is the separator).
+const EXTENSION_LAUNCHER: &str =
     "${extensionPath}${/}configs${/}claude-code${/}plugin${/}scripts${/}cm";
 /// The routing file the gemini-cli adapter writes, loaded as the extension's context file.
 pub const GEMINI_CONTEXT_FILE: &str = "configs/gemini-cli/context-mode.md";
 
 /// The extension's generated files: (path from the repository root, contents).
 pub fn render_gemini(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, String> {
+    let (manifest, hooks) = extension_manifest(plan, version, GEMINI_CONTEXT_FILE)?;
+    let hooks = json!({
+        "description": "context-mode's hooks, as `cm setup` writes them for Gemini CLI (generated from the gemini-cli adapter's setup plan)",
+        "hooks": hooks,
+    });
+    Ok(vec![
+        ("gemini-extension.json".to_owned(), pretty_json(&manifest)?),
+        ("hooks/hooks.json".to_owned(), pretty_json(&hooks)?),
+    ])
+}
+
+// The Qwen Code extension (ADR 40): `qwen-extension.json` at the repository root, which
+// `qwen extensions install <repo>[:<plugin>]` 0.24.4 takes before a `gemini-extension.json`
+// (converted, hooks/hooks.json then read as Qwen hooks) or `.claude-plugin/` (the
+// `:<plugin>`). Its hooks are inline, so Qwen never reads the Gemini ones.
+
+/// The routing file the qwen-code adapter writes, loaded as the extension's context file.
+pub const QWEN_CONTEXT_FILE: &str = "configs/qwen-code/QWEN.md";
+
+/// `qwen-extension.json`, from the qwen-code adapter's plan: (path, contents).
+pub fn render_qwen(plan: &SetupPlan, version: &str) -> Result<(String, String), String> {
+    let (mut manifest, hooks) = extension_manifest(plan, version, QWEN_CONTEXT_FILE)?;
+    manifest["hooks"] = hooks;
+    Ok(("qwen-extension.json".to_owned(), pretty_json(&manifest)?))
+}
+
+/// An extension manifest (name, version, the server through the launcher, the context
+/// file) and the plan's hooks in extension form.
+fn extension_manifest(
+    plan: &SetupPlan,
+    version: &str,
+    context_file: &str,
+) -> Result<(Value, Value), String> {
     let hooks = plan_json(plan, EditKind::Hooks)?;
     let hooks = plugin_hooks(
         hooks.get("hooks").ok_or("the hooks edit has no hooks")?,
-        gemini_handler,
+        extension_handler,
     )?;
     let servers = plan_json(plan, EditKind::McpServer)?;
-    let entry = plugin_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], GEMINI_LAUNCHER)?;
+    let entry = plugin_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], EXTENSION_LAUNCHER)?;
     let manifest = json!({
         "name": GEMINI_EXTENSION,
         "version": version,
         "description": "Keeps tool output out of the context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compression.",
         "mcpServers": {MCP_SERVER_NAME: entry},
-        "contextFileName": GEMINI_CONTEXT_FILE,
+        "contextFileName": context_file,
     });
-    let hooks = json!({
-        "description": "context-mode's hooks, as `cm setup` writes them for Gemini CLI (generated from the gemini-cli adapter's setup plan)",
-        "hooks": hooks,
-    });
-    let pretty = |v: &Value| {
-        serde_json::to_string_pretty(v)
-            .map(|t| t + "\n")
-            .map_err(|e| e.to_string())
-    };
-    Ok(vec![
-        ("gemini-extension.json".to_owned(), pretty(&manifest)?),
-        ("hooks/hooks.json".to_owned(), pretty(&hooks)?),
-    ])
+    Ok((manifest, hooks))
+}
+
+fn pretty_json(value: &Value) -> Result<String, String> {
+    serde_json::to_string_pretty(value)
+        .map(|t| t + "\n")
+        .map_err(|e| e.to_string())
 }
 
 /// The JSON document of the plan's first `kind` edit.
@@ -214,11 +242,11 @@ fn plan_json(plan: &SetupPlan, kind: EditKind) -> Result<Value, String> {
 }
 
 /// A plan hook in extension form: `cm …` runs the shared launcher.
-fn gemini_handler(handler: &mut Value) -> Result<(), String> {
+fn extension_handler(handler: &mut Value) -> Result<(), String> {
     let command = handler["command"].as_str().unwrap_or_default();
     match (handler["type"].as_str(), command.strip_prefix("cm ")) {
         (Some("command"), Some(rest)) => {
-            handler["command"] = Value::from(format!("sh \"{GEMINI_LAUNCHER}\" {rest}"));
+            handler["command"] = Value::from(format!("sh \"{EXTENSION_LAUNCHER}\" {rest}"));
             Ok(())
         }
         _ => Err(format!("a hook the extension cannot carry: {handler}")),
@@ -340,7 +368,7 @@ mod tests {
             stale.is_empty(),
             "the Gemini CLI extension differs from the gemini-cli adapter's setup plan in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
         );
-        let launcher = GEMINI_LAUNCHER
+        let launcher = EXTENSION_LAUNCHER
             .strip_prefix("${extensionPath}${/}")
             .expect("relative to the extension")
             .replace("${/}", "/");
@@ -360,7 +388,35 @@ mod tests {
         let hooks: Value = serde_json::from_str(&files[1].1).expect("JSON");
         assert_eq!(
             hooks["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
-            format!("sh \"{GEMINI_LAUNCHER}\" hook gemini-cli beforetool")
+            format!("sh \"{EXTENSION_LAUNCHER}\" hook gemini-cli beforetool")
+        );
+    }
+
+    /// `qwen-extension.json` is what the qwen-code adapter's plan gives (`UPDATE_GOLDEN=1`
+    /// rewrites it), and its context file is the routing text that plan writes.
+    #[test]
+    fn qwen_extension_is_the_adapters_setup_plan() {
+        let plan = adapter("qwen-code").setup_plan(input()).expect("plan");
+        let file = render_qwen(&plan, env!("CARGO_PKG_VERSION")).expect("render");
+        let stale = stale_files(std::slice::from_ref(&file));
+        assert!(
+            stale.is_empty(),
+            "qwen-extension.json differs from the qwen-code adapter's setup plan (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
+        );
+        let routing = plan
+            .edits
+            .iter()
+            .find(|e| e.kind == EditKind::Instructions)
+            .expect("the routing edit");
+        let text = std::fs::read_to_string(repo().join(QWEN_CONTEXT_FILE)).expect("context file");
+        assert!(
+            routing.content.contains(text.trim()),
+            "{QWEN_CONTEXT_FILE} is not the plan's routing text"
+        );
+        let manifest: Value = serde_json::from_str(&file.1).expect("JSON");
+        assert_eq!(
+            manifest["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            format!("sh \"{EXTENSION_LAUNCHER}\" hook qwen-code pretooluse")
         );
     }
 }
