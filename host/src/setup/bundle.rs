@@ -3,7 +3,9 @@
 //! same events, matchers and served `ctx_hook` entries `cm setup` writes, with `cm`
 //! reached through the plugin's launcher (`scripts/cm`, ADR 38) and the served hooks
 //! naming the server as Claude Code registers a plugin's (`plugin:<plugin>:<server>`).
-//! Test-only: the test below fails when a file in the repository differs from what the
+//! Also the Gemini CLI and Qwen Code extensions at the repository root (ADR 40), from the
+//! gemini-cli and qwen-code adapters' plans, reaching `cm` through the same launcher.
+//! Test-only: the tests below fail when a file in the repository differs from what the
 //! plan gives, and `UPDATE_GOLDEN=1` rewrites them.
 
 use serde_json::{Map, Value, json};
