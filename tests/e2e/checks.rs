@@ -175,6 +175,32 @@ pub fn offered_names(requests: &[Request]) -> BTreeSet<String> {
     offered(&exchanges)
 }
 
+/// The ctx tools are offered only as `<prefix>…`, and the redirect names one of them:
+/// how an agent names the server of a plugin or an extension.
+pub fn tool_prefix_checks(requests: &[Request], prefix: &str) -> Vec<Check> {
+    let offered = offered_names(requests);
+    let ours: Vec<&String> = offered.iter().filter(|n| n.contains("ctx_")).collect();
+    let shell = result_of_call(requests, script::SHELL);
+    vec![
+        Check {
+            name: "the ctx tools are offered under the plugin's or extension's server only",
+            failure: (ours.is_empty() || ours.iter().any(|n| !n.starts_with(prefix)))
+                .then(|| format!("ctx tools offered (expected {prefix}…): {ours:?}")),
+        },
+        Check {
+            name: "the redirect names the plugin's or extension's ctx tool",
+            failure: match &shell {
+                Ok(text) if text.contains(&format!("redirected to {prefix}")) => None,
+                Ok(text) => Some(format!(
+                    "no \"redirected to {prefix}…\" in: {}",
+                    excerpt(text)
+                )),
+                Err(e) => Some(e.clone()),
+            },
+        },
+    ]
+}
+
 /// The context of every main-loop request.
 pub fn contexts(requests: &[Request]) -> Vec<String> {
     read_all(requests)
@@ -371,7 +397,8 @@ fn ctx_names(names: &BTreeSet<String>) -> String {
 }
 
 /// Tool names in a text: words starting with `mcp` (or `context-mode-`, Copilot CLI's
-/// prefix, or `context-mode_`, OpenCode's) that contain `ctx_`.
+/// prefix, or `context-mode_`, OpenCode's) that contain `ctx_`, but not a prefix such as
+/// the `mcp_context-mode_ctx_` of `mcp_context-mode_ctx_*` (Gemini CLI's routing file).
 fn mentioned_tools(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
         .filter(|w| {
@@ -379,6 +406,7 @@ fn mentioned_tools(text: &str) -> BTreeSet<String> {
                 .iter()
                 .any(|prefix| w.starts_with(prefix))
                 && w.contains("ctx_")
+                && !w.ends_with('_')
         })
         .map(str::to_owned)
         .collect()

@@ -8,6 +8,7 @@ mod agents;
 #[path = "../support/cache_dir.rs"]
 mod cache_dir;
 mod checks;
+mod extension;
 #[path = "../support/file_lock.rs"]
 mod file_lock;
 mod http;
@@ -94,6 +95,14 @@ fn gemini_cli_0_61_0() {
     session::run(&agents::GEMINI).assert_all();
 }
 
+/// Installed as users install it: `gemini extensions install <this checkout> --consent`,
+/// `cm` on PATH; the extension's hooks redirect, its server's tools answer, its context
+/// file reaches the model (ADR 39).
+#[test]
+fn gemini_cli_0_61_0_installed_as_an_extension() {
+    session::run_with(&agents::GEMINI, session::Variation::InstalledAsExtension).assert_all();
+}
+
 #[test]
 fn codex_0_171_0() {
     session::run(&agents::CODEX).assert_all();
@@ -115,6 +124,13 @@ fn copilot_cli_1_0_102() {
 #[test]
 fn qwen_code_0_24_4() {
     session::run(&agents::QWEN).assert_all();
+}
+
+/// Installed as users install it: `qwen extensions install <this checkout>:context-mode
+/// --consent` takes the repository's `qwen-extension.json`, `cm` on PATH (ADR 39).
+#[test]
+fn qwen_code_0_24_4_installed_as_an_extension() {
+    session::run_with(&agents::QWEN, session::Variation::InstalledAsExtension).assert_all();
 }
 
 #[test]

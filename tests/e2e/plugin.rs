@@ -107,26 +107,7 @@ fn run_steps(
 /// What only the plugin form shows: the redirect, the offered tools and the routing block
 /// name the plugin's server, and its tool hooks were answered by that server.
 pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
-    let mut checks = Vec::new();
-    let shell = crate::checks::result_of_call(requests, crate::script::SHELL);
-    checks.push(Check {
-        name: "the redirect names the plugin-form ctx tool",
-        failure: match &shell {
-            Ok(text) if text.contains(&format!("redirected to {TOOL_PREFIX}ctx_")) => None,
-            Ok(text) => Some(format!(
-                "no \"redirected to {TOOL_PREFIX}ctx_…\" in: {}",
-                excerpt(text)
-            )),
-            Err(e) => Some(e.clone()),
-        },
-    });
-    let offered = crate::checks::offered_names(requests);
-    let ours: Vec<&String> = offered.iter().filter(|n| n.contains("ctx_")).collect();
-    checks.push(Check {
-        name: "the ctx tools are offered under the plugin's server only",
-        failure: (ours.is_empty() || ours.iter().any(|n| !n.starts_with(TOOL_PREFIX)))
-            .then(|| format!("ctx tools offered: {ours:?}")),
-    });
+    let mut checks = crate::checks::tool_prefix_checks(requests, &format!("{TOOL_PREFIX}ctx_"));
     let routing = crate::checks::routing_block(requests);
     checks.push(Check {
         name: "the routing block names the plugin-form tools",

@@ -54,6 +54,9 @@ pub enum Variation {
     /// packs, installed with `npm install -g` into a prefix whose `bin/` is not on PATH:
     /// the launcher finds the platform package through `npm root -g`.
     PluginFromNpm,
+    /// No `cm setup`: the repository installed as a Gemini CLI or Qwen Code extension with
+    /// `gemini|qwen extensions install <checkout> --consent`, `cm` on PATH (`crate::extension`).
+    InstalledAsExtension,
 }
 
 /// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
@@ -81,9 +84,10 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let server = model::start(scripted, &project);
     let base = server.base();
     let as_plugin = variation == Variation::InstalledAsPlugin;
+    let as_extension = variation == Variation::InstalledAsExtension;
     let from_npm = variation == Variation::PluginFromNpm;
     let without_cm = variation == Variation::PluginWithoutCm || from_npm;
-    let path = if as_plugin {
+    let path = if as_plugin || as_extension {
         crate::plugin::path_with_cm(dir.path(), &path)
     } else if without_cm {
         crate::plugin::path_without_cm(&path)
@@ -118,7 +122,16 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         let command = &mut Command::new(&executable);
         capture(plain(command, &home, &project, &base, &path).args(args))
     };
-    let installed = if as_plugin || without_cm {
+    let installed = if as_extension {
+        let source = crate::extension::copy_checkout(&dir.path().join("checkout"));
+        crate::extension::install(agent.host, &source, &|args: &[&str], input: &[u8]| {
+            let command = &mut Command::new(&executable);
+            capture_with(
+                plain(command, &home, &project, &base, &path).args(args),
+                input,
+            )
+        })
+    } else if as_plugin || without_cm {
         let mut checks = npm_installed;
         if agent.host == Host::Codex {
             checks.extend(crate::plugin::install_codex(&run_agent, &home));
@@ -135,7 +148,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         Variation::AsSetUp
         | Variation::InstalledAsPlugin
         | Variation::PluginWithoutCm
-        | Variation::PluginFromNpm => {}
+        | Variation::PluginFromNpm
+        | Variation::InstalledAsExtension => {}
         Variation::ServerGone => crate::served::point_server_nowhere(&home),
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
@@ -192,7 +206,10 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         checks
     } else if !matches!(
         variation,
-        Variation::AsSetUp | Variation::InstalledAsPlugin | Variation::PluginFromNpm
+        Variation::AsSetUp
+            | Variation::InstalledAsPlugin
+            | Variation::PluginFromNpm
+            | Variation::InstalledAsExtension
     ) {
         crate::served::fail_open_checks(&requests, &home, &output)
     } else {
@@ -209,6 +226,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             checks.extend(crate::plugin::codex_checks(&requests, &home));
         } else if as_plugin || from_npm {
             checks.extend(crate::plugin::checks(&requests, &home));
+        } else if as_extension {
+            checks.extend(crate::extension::checks(agent.host, &requests, &home));
         } else if agent.setup_sees_agent && agent.host == Host::Claude {
             checks.extend(crate::served::served_checks(&home, &project));
         }
@@ -295,12 +314,23 @@ fn session_id(stdout: &[u8]) -> Option<String> {
 
 /// Runs to completion (stdin closed), stopped at `AGENT_RUN_LIMIT`.
 fn capture(command: &mut Command) -> Output {
+    capture_with(command, b"")
+}
+
+/// Runs to completion with `input` on stdin, then stdin closed.
+fn capture_with(command: &mut Command, input: &[u8]) -> Output {
     let mut child = command
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        // An agent that exits without reading it closes the pipe: not an error here.
+        let _ = stdin.write_all(input);
+    }
     let mut stdout = child.stdout.take().expect("stdout");
     let mut stderr = child.stderr.take().expect("stderr");
     let out = std::thread::spawn(move || {

@@ -3,7 +3,9 @@
 //! same events, matchers and served `ctx_hook` entries `cm setup` writes, with `cm`
 //! reached through the plugin's launcher (`scripts/cm`, ADR 38) and the served hooks
 //! naming the server as Claude Code registers a plugin's (`plugin:<plugin>:<server>`).
-//! Test-only: the test below fails when a file in the repository differs from what the
+//! Also the Gemini CLI and Qwen Code extensions at the repository root (ADR 39), from the
+//! gemini-cli and qwen-code adapters' plans, reaching `cm` through the same launcher.
+//! Test-only: the tests below fail when a file in the repository differs from what the
 //! plan gives, and `UPDATE_GOLDEN=1` rewrites them.
 
 use serde_json::{Map, Value, json};
@@ -35,7 +37,10 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
     };
     let parse = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
     let hooks = parse(&edit(EditKind::Hooks)?.content)?;
-    let hooks = plugin_hooks(hooks.get("hooks").ok_or("the hooks edit has no hooks")?)?;
+    let hooks = plugin_hooks(
+        hooks.get("hooks").ok_or("the hooks edit has no hooks")?,
+        plugin_handler,
+    )?;
     let servers = parse(&edit(EditKind::McpServer)?.content)?;
     let server = servers["mcpServers"][MCP_SERVER_NAME].clone();
     let routing = &edit(EditKind::Instructions)?.content;
@@ -59,7 +64,7 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
         "author": author,
         "engines": {"claude-code": format!(">={SINCE}")},
     });
-    let mcp = json!({"mcpServers": {MCP_SERVER_NAME: plugin_server_entry(&server)?}});
+    let mcp = json!({"mcpServers": {MCP_SERVER_NAME: plugin_server_entry(&server, LAUNCHER)?}});
     let hooks = json!({
         "description": "context-mode's hooks, as `cm setup` writes them for Claude Code (generated from the claude-code adapter's setup plan)",
         "hooks": hooks,
@@ -212,8 +217,9 @@ fn codex_hooks(hooks: &Value) -> Result<Value, String> {
     Ok(hooks)
 }
 
-/// The plan's MCP server entry, run through the launcher.
-fn plugin_server_entry(server: &Value) -> Result<Value, String> {
+/// The plan's MCP server entry, run through `launcher` (the Claude Code plugin's, or the
+/// same file as the Gemini CLI extension reaches it).
+fn plugin_server_entry(server: &Value, launcher: &str) -> Result<Value, String> {
     let mut entry = server
         .as_object()
         .cloned()
@@ -221,7 +227,7 @@ fn plugin_server_entry(server: &Value) -> Result<Value, String> {
     if entry.get("command").and_then(Value::as_str) != Some("cm") {
         return Err(format!("the plan's server does not run cm: {server}"));
     }
-    let args: Vec<Value> = std::iter::once(Value::from(LAUNCHER))
+    let args: Vec<Value> = std::iter::once(Value::from(launcher))
         .chain(
             entry
                 .get("args")
@@ -235,15 +241,18 @@ fn plugin_server_entry(server: &Value) -> Result<Value, String> {
     Ok(Value::Object(entry))
 }
 
-/// The plan's hooks with each handler in plugin form: a `cm …` command runs the
-/// launcher, a served hook names the plugin's server.
-fn plugin_hooks(hooks: &Value) -> Result<Value, String> {
+/// The plan's hooks with each handler in plugin form (`handler`; for Claude Code: a `cm …`
+/// command runs the launcher, a served hook names the plugin's server).
+fn plugin_hooks(
+    hooks: &Value,
+    handler: fn(&mut Value) -> Result<(), String>,
+) -> Result<Value, String> {
     let mut out = Map::new();
     for (event, groups) in hooks.as_object().ok_or("hooks is not an object")? {
         let mut groups = groups.clone();
         for group in groups.as_array_mut().ok_or("an event's groups")? {
-            for handler in group["hooks"].as_array_mut().ok_or("a group's hooks")? {
-                plugin_handler(handler)?;
+            for each in group["hooks"].as_array_mut().ok_or("a group's hooks")? {
+                handler(each)?;
             }
         }
         out.insert(event.clone(), groups);
@@ -271,6 +280,104 @@ fn plugin_handler(handler: &mut Value) -> Result<(), String> {
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------------
+// The Gemini CLI extension (ADR 39): `gemini-extension.json` and `hooks/hooks.json` at the
+// repository root, where `gemini extensions install <repo or checkout>` looks for them
+// (0.61.0 reads both from the root of the clone or folder and copies that whole folder).
+// The launcher is not copied: the extension runs the Claude Code plugin's `scripts/cm`
+// through `${extensionPath}`, and the routing text is `configs/gemini-cli/context-mode.md`
+// itself, the same file the gemini-cli adapter's plan writes (`contextFileName`).
+// ---------------------------------------------------------------------------------------
+
+/// The extension's name (`gemini extensions update|uninstall context-mode`).
+pub const GEMINI_EXTENSION: &str = "context-mode";
+/// The shared launcher as Gemini CLI and Qwen Code hydrate an extension's paths (`${/}`
+/// is the separator).
+const EXTENSION_LAUNCHER: &str =
+    "${extensionPath}${/}configs${/}claude-code${/}plugin${/}scripts${/}cm";
+/// The routing file the gemini-cli adapter writes, loaded as the extension's context file.
+pub const GEMINI_CONTEXT_FILE: &str = "configs/gemini-cli/context-mode.md";
+
+/// The extension's generated files: (path from the repository root, contents).
+pub fn render_gemini(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, String> {
+    let (manifest, hooks) = extension_manifest(plan, version, GEMINI_CONTEXT_FILE)?;
+    let hooks = json!({
+        "description": "context-mode's hooks, as `cm setup` writes them for Gemini CLI (generated from the gemini-cli adapter's setup plan)",
+        "hooks": hooks,
+    });
+    Ok(vec![
+        ("gemini-extension.json".to_owned(), pretty_json(&manifest)?),
+        ("hooks/hooks.json".to_owned(), pretty_json(&hooks)?),
+    ])
+}
+
+// The Qwen Code extension (ADR 39): `qwen-extension.json` at the repository root, which
+// `qwen extensions install <repo>[:<plugin>]` 0.24.4 takes before a `gemini-extension.json`
+// (converted, hooks/hooks.json then read as Qwen hooks) or `.claude-plugin/` (the
+// `:<plugin>`). Its hooks are inline, so Qwen never reads the Gemini ones.
+
+/// The routing file the qwen-code adapter writes, loaded as the extension's context file.
+pub const QWEN_CONTEXT_FILE: &str = "configs/qwen-code/QWEN.md";
+
+/// `qwen-extension.json`, from the qwen-code adapter's plan: (path, contents).
+pub fn render_qwen(plan: &SetupPlan, version: &str) -> Result<(String, String), String> {
+    let (mut manifest, hooks) = extension_manifest(plan, version, QWEN_CONTEXT_FILE)?;
+    manifest["hooks"] = hooks;
+    Ok(("qwen-extension.json".to_owned(), pretty_json(&manifest)?))
+}
+
+/// An extension manifest (name, version, the server through the launcher, the context
+/// file) and the plan's hooks in extension form.
+fn extension_manifest(
+    plan: &SetupPlan,
+    version: &str,
+    context_file: &str,
+) -> Result<(Value, Value), String> {
+    let hooks = plan_json(plan, EditKind::Hooks)?;
+    let hooks = plugin_hooks(
+        hooks.get("hooks").ok_or("the hooks edit has no hooks")?,
+        extension_handler,
+    )?;
+    let servers = plan_json(plan, EditKind::McpServer)?;
+    let entry = plugin_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], EXTENSION_LAUNCHER)?;
+    let manifest = json!({
+        "name": GEMINI_EXTENSION,
+        "version": version,
+        "description": "Keeps tool output out of the context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compression.",
+        "mcpServers": {MCP_SERVER_NAME: entry},
+        "contextFileName": context_file,
+    });
+    Ok((manifest, hooks))
+}
+
+fn pretty_json(value: &Value) -> Result<String, String> {
+    serde_json::to_string_pretty(value)
+        .map(|t| t + "\n")
+        .map_err(|e| e.to_string())
+}
+
+/// The JSON document of the plan's first `kind` edit.
+fn plan_json(plan: &SetupPlan, kind: EditKind) -> Result<Value, String> {
+    let edit = plan
+        .edits
+        .iter()
+        .find(|e| e.kind == kind)
+        .ok_or(format!("the plan has no {kind:?} edit"))?;
+    serde_json::from_str(&edit.content).map_err(|e| e.to_string())
+}
+
+/// A plan hook in extension form: `cm …` runs the shared launcher.
+fn extension_handler(handler: &mut Value) -> Result<(), String> {
+    let command = handler["command"].as_str().unwrap_or_default();
+    match (handler["type"].as_str(), command.strip_prefix("cm ")) {
+        (Some("command"), Some(rest)) => {
+            handler["command"] = Value::from(format!("sh \"{EXTENSION_LAUNCHER}\" {rest}"));
+            Ok(())
+        }
+        _ => Err(format!("a hook the extension cannot carry: {handler}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,24 +385,29 @@ mod tests {
     use crate::plugins::{Adapter, PluginEngine, PluginKind};
     use std::path::Path;
 
-    fn plan_for(version: &str) -> SetupPlan {
-        adapter_plan("claude-code", version)
-    }
-
-    fn adapter_plan(id: &str, version: &str) -> SetupPlan {
+    fn adapter(id: &str) -> Adapter {
         let engine = PluginEngine::new(None).expect("engine");
         let builtin = crate::plugins::builtin(PluginKind::Adapter, id).expect("built in");
         let component = engine.load(builtin.bytes, builtin.sha256).expect("load");
-        let mut adapter = Adapter::instantiate(&engine, &component, &format!("adapter {id}"))
-            .expect("instantiate");
-        adapter
-            .setup_plan_for_version(
-                SetupInput {
-                    cm_command: "cm".into(),
-                    project_dir: None,
-                },
-                version,
-            )
+        Adapter::instantiate(&engine, &component, &format!("adapter {id}")).expect("instantiate")
+    }
+
+    fn input() -> SetupInput {
+        SetupInput {
+            cm_command: "cm".into(),
+            project_dir: None,
+        }
+    }
+
+    fn plan_for(version: &str) -> SetupPlan {
+        adapter("claude-code")
+            .setup_plan_for_version(input(), version)
+            .expect("plan")
+    }
+
+    fn adapter_plan(id: &str, version: &str) -> SetupPlan {
+        adapter(id)
+            .setup_plan_for_version(input(), version)
             .expect("plan")
     }
 
@@ -305,7 +417,8 @@ mod tests {
             .expect("repository root")
     }
 
-    /// Writes `files` with `UPDATE_GOLDEN`, else the paths whose file differs.
+    /// The files that differ from `files` in the repository, or rewrites them all under
+    /// `UPDATE_GOLDEN`.
     fn stale_files(files: &[(String, String)]) -> Vec<String> {
         let update = std::env::var_os("UPDATE_GOLDEN").is_some();
         let mut stale = Vec::new();
@@ -357,18 +470,7 @@ mod tests {
     fn claude_code_bundle_is_the_adapters_setup_plan() {
         let plan = plan_for(SINCE);
         let files = render(&plan, env!("CARGO_PKG_VERSION")).expect("render");
-        let repo = repo();
-        let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-        let mut stale = Vec::new();
-        for (path, contents) in &files {
-            let at = repo.join(path);
-            if update {
-                std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
-                std::fs::write(&at, contents).expect("write");
-            } else if std::fs::read_to_string(&at).ok().as_deref() != Some(contents.as_str()) {
-                stale.push(path.as_str());
-            }
-        }
+        let stale = stale_files(&files);
         assert!(
             stale.is_empty(),
             "the Claude Code plugin bundle differs from the claude-code adapter's setup plan in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
@@ -413,5 +515,69 @@ mod tests {
         // An older plan (command hooks only) renders too, every hook through the launcher.
         let older = render(&plan_for("2.1.196"), "0.0.0").expect("render");
         assert!(!older.iter().any(|(_, text)| text.contains("mcp_tool")));
+    }
+
+    /// The Gemini CLI extension in the repository is what the gemini-cli adapter's plan
+    /// gives (`UPDATE_GOLDEN=1` rewrites it), its launcher is the plugin's one file, and
+    /// its context file is the routing text that plan writes.
+    #[test]
+    fn gemini_extension_is_the_adapters_setup_plan() {
+        let plan = adapter("gemini-cli").setup_plan(input()).expect("plan");
+        let files = render_gemini(&plan, env!("CARGO_PKG_VERSION")).expect("render");
+        let stale = stale_files(&files);
+        assert!(
+            stale.is_empty(),
+            "the Gemini CLI extension differs from the gemini-cli adapter's setup plan in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
+        );
+        let launcher = EXTENSION_LAUNCHER
+            .strip_prefix("${extensionPath}${/}")
+            .expect("relative to the extension")
+            .replace("${/}", "/");
+        assert_eq!(launcher, format!("{PLUGIN_DIR}/scripts/cm"));
+        assert!(repo().join(&launcher).is_file(), "{launcher} is missing");
+        let routing = plan
+            .edits
+            .iter()
+            .find(|e| e.kind == EditKind::Instructions && e.file.ends_with(".md"))
+            .expect("the routing file edit");
+        assert_eq!(
+            std::fs::read_to_string(repo().join(GEMINI_CONTEXT_FILE)).expect("context file"),
+            routing.content
+        );
+        let manifest: Value = serde_json::from_str(&files[0].1).expect("JSON");
+        assert_eq!(manifest["contextFileName"], GEMINI_CONTEXT_FILE);
+        let hooks: Value = serde_json::from_str(&files[1].1).expect("JSON");
+        assert_eq!(
+            hooks["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+            format!("sh \"{EXTENSION_LAUNCHER}\" hook gemini-cli beforetool")
+        );
+    }
+
+    /// `qwen-extension.json` is what the qwen-code adapter's plan gives (`UPDATE_GOLDEN=1`
+    /// rewrites it), and its context file is the routing text that plan writes.
+    #[test]
+    fn qwen_extension_is_the_adapters_setup_plan() {
+        let plan = adapter("qwen-code").setup_plan(input()).expect("plan");
+        let file = render_qwen(&plan, env!("CARGO_PKG_VERSION")).expect("render");
+        let stale = stale_files(std::slice::from_ref(&file));
+        assert!(
+            stale.is_empty(),
+            "qwen-extension.json differs from the qwen-code adapter's setup plan (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
+        );
+        let routing = plan
+            .edits
+            .iter()
+            .find(|e| e.kind == EditKind::Instructions)
+            .expect("the routing edit");
+        let text = std::fs::read_to_string(repo().join(QWEN_CONTEXT_FILE)).expect("context file");
+        assert!(
+            routing.content.contains(text.trim()),
+            "{QWEN_CONTEXT_FILE} is not the plan's routing text"
+        );
+        let manifest: Value = serde_json::from_str(&file.1).expect("JSON");
+        assert_eq!(
+            manifest["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            format!("sh \"{EXTENSION_LAUNCHER}\" hook qwen-code pretooluse")
+        );
     }
 }
