@@ -17,4 +17,9 @@ if [ ! -f "$dir/bcryptprimitives.dll" ]; then
     # copy then rename: parallel test binaries in one folder never see half a DLL
     cp "$shim" "$dir/bcryptprimitives.dll.$$" && mv -f "$dir/bcryptprimitives.dll.$$" "$dir/bcryptprimitives.dll"
 fi
+# Wine's server exits 3 s after its last client; a Wine process that starts in that moment
+# loses its connection ("wine client error:0: recvmsg: Connection reset by peer") and dies,
+# which CI saw between test processes. One started here stays 60 s after its last client;
+# when a server is already running this exits at once (status 2) and changes nothing.
+"$CM_WINESERVER" -p60 >/dev/null 2>&1 || true
 exec "$CM_WINE" "$exe" "$@"
