@@ -121,9 +121,11 @@ pub fn render_codex(
             .find(|e| e.kind == kind)
             .ok_or(format!("the plan has no {kind:?} edit"))
     };
-    let hooks: Value =
-        serde_json::from_str(&edit(EditKind::Hooks)?.content).map_err(|e| e.to_string())?;
-    let hooks = codex_hooks(hooks.get("hooks").ok_or("the hooks edit has no hooks")?)?;
+    let hooks = plan_json(plan, EditKind::Hooks)?;
+    let hooks = plugin_hooks(
+        hooks.get("hooks").ok_or("the hooks edit has no hooks")?,
+        codex_handler,
+    )?;
     let server = codex_server(&edit(EditKind::McpServer)?.content, version)?;
     let description = "Keeps tool output out of Codex's context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction.";
     let marketplace = json!({
@@ -195,26 +197,15 @@ fn codex_server(content: &str, version: &str) -> Result<Value, String> {
     Ok(Value::Object(entry))
 }
 
-/// The codex plan's hooks with each `cm …` command run by the plugin's launcher.
-fn codex_hooks(hooks: &Value) -> Result<Value, String> {
-    let mut hooks = hooks.clone();
-    for groups in hooks
-        .as_object_mut()
-        .ok_or("hooks is not an object")?
-        .values_mut()
-    {
-        for group in groups.as_array_mut().ok_or("an event's groups")? {
-            for handler in group["hooks"].as_array_mut().ok_or("a group's hooks")? {
-                let command = handler["command"].as_str().unwrap_or_default();
-                let rest = command
-                    .strip_prefix("cm ")
-                    .ok_or(format!("a hook that is not `cm …`: {handler}"))?;
-                handler["command"] =
-                    Value::from(format!("sh \"${{PLUGIN_ROOT}}/scripts/cm\" {rest}"));
-            }
-        }
-    }
-    Ok(hooks)
+/// A codex plan hook in plugin form: `cm …` runs the plugin's launcher (Codex sets
+/// `PLUGIN_ROOT` for a plugin's hooks).
+fn codex_handler(handler: &mut Value) -> Result<(), String> {
+    let command = handler["command"].as_str().unwrap_or_default();
+    let rest = command
+        .strip_prefix("cm ")
+        .ok_or(format!("a hook that is not `cm …`: {handler}"))?;
+    handler["command"] = Value::from(format!("sh \"${{PLUGIN_ROOT}}/scripts/cm\" {rest}"));
+    Ok(())
 }
 
 /// The plan's MCP server entry, run through `launcher` (the Claude Code plugin's, or the
@@ -447,15 +438,7 @@ mod tests {
             "the Codex plugin bundle differs from the codex adapter's setup plan (or its launcher from {LAUNCHER_FILE}) in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
         );
         let hooks: Value = serde_json::from_str(&files[3].1).expect("JSON");
-        let planned: Value = serde_json::from_str(
-            &plan
-                .edits
-                .iter()
-                .find(|e| e.kind == EditKind::Hooks)
-                .expect("hooks edit")
-                .content,
-        )
-        .expect("JSON");
+        let planned = plan_json(&plan, EditKind::Hooks).expect("hooks edit");
         let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
         assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
         assert_eq!(
@@ -491,15 +474,7 @@ mod tests {
                 .1,
         )
         .expect("JSON");
-        let planned: Value = serde_json::from_str(
-            &plan
-                .edits
-                .iter()
-                .find(|e| e.kind == EditKind::Hooks)
-                .expect("hooks edit")
-                .content,
-        )
-        .expect("JSON");
+        let planned = plan_json(&plan, EditKind::Hooks).expect("hooks edit");
         let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
         assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
         for (event, groups) in planned["hooks"].as_object().expect("events") {
