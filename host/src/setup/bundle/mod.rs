@@ -12,6 +12,9 @@ use serde_json::{Map, Value, json};
 
 use crate::model::{EditKind, MCP_SERVER_NAME, SERVED_HOOK_TOOL, SetupPlan};
 
+mod antigravity;
+mod cursor;
+
 /// The marketplace's and the plugin's name (`claude plugin install context-mode@context-mode`).
 pub const PLUGIN: &str = "context-mode";
 /// The plugin's folder, from the repository root.
@@ -69,9 +72,7 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
         "description": "context-mode's hooks, as `cm setup` writes them for Claude Code (generated from the claude-code adapter's setup plan)",
         "hooks": hooks,
     });
-    let skill = format!(
-        "---\nname: context-mode\ndescription: When to route tool output through context-mode's ctx_* tools (long shell output, file analysis, web pages, earlier output and session history).\n---\n\n{routing}"
-    );
+    let skill = routing_skill(routing);
     let pretty = |v: &Value| serde_json::to_string_pretty(v).map(|t| t + "\n");
     Ok(vec![
         (
@@ -341,6 +342,14 @@ fn extension_manifest(
     Ok((manifest, hooks))
 }
 
+/// The routing skill (`skills/context-mode/SKILL.md`): the adapter's routing text under
+/// the frontmatter every skill-loading host reads (name, when to use it).
+fn routing_skill(routing: &str) -> String {
+    format!(
+        "---\nname: context-mode\ndescription: When to route tool output through context-mode's ctx_* tools (long shell output, file analysis, web pages, earlier output and session history).\n---\n\n{routing}"
+    )
+}
+
 fn pretty_json(value: &Value) -> Result<String, String> {
     serde_json::to_string_pretty(value)
         .map(|t| t + "\n")
@@ -396,13 +405,13 @@ mod tests {
             .expect("plan")
     }
 
-    fn adapter_plan(id: &str, version: &str) -> SetupPlan {
+    pub(super) fn adapter_plan(id: &str, version: &str) -> SetupPlan {
         adapter(id)
             .setup_plan_for_version(input(), version)
             .expect("plan")
     }
 
-    fn repo() -> &'static Path {
+    pub(super) fn repo() -> &'static Path {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .expect("repository root")
@@ -410,7 +419,7 @@ mod tests {
 
     /// The files that differ from `files` in the repository, or rewrites them all under
     /// `UPDATE_GOLDEN`.
-    fn stale_files(files: &[(String, String)]) -> Vec<String> {
+    pub(super) fn stale_files(files: &[(String, String)]) -> Vec<String> {
         let update = std::env::var_os("UPDATE_GOLDEN").is_some();
         let mut stale = Vec::new();
         for (path, contents) in files {
