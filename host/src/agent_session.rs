@@ -8,6 +8,7 @@
 //! a reused pid names another file), and the server reads the file of its own agent on
 //! every call.
 
+use crate::state_memo::StateMemo;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -70,6 +71,18 @@ pub struct Announcement {
 /// The agent this process runs under: the nearest ancestor that is not a launcher.
 /// `None` where the process table cannot be read.
 pub fn agent_of_this_process() -> Option<AgentProcess> {
+    // Found once per process: `cm serve` asks on every hook it answers, and the chain of
+    // ancestors of a living process changes only when its agent is gone, after which
+    // nothing announced for it is read.
+    static FOUND: std::sync::OnceLock<AgentProcess> = std::sync::OnceLock::new();
+    if let Some(agent) = FOUND.get() {
+        return Some(*agent);
+    }
+    let found = find_agent_of_this_process()?;
+    Some(*FOUND.get_or_init(|| found))
+}
+
+fn find_agent_of_this_process() -> Option<AgentProcess> {
     let mut pid = platform::process::parent_pid();
     for _ in 0..ANCESTORS_MAX {
         if pid <= 1 {
@@ -125,15 +138,22 @@ pub fn announce(
         &tmp,
         serde_json::to_vec(&announcement).map_err(std::io::Error::other)?,
     )?;
-    crate::platform::fs::replace_state_file(&tmp, &path)
+    crate::platform::fs::replace_state_file(&tmp, &path)?;
+    ANNOUNCEMENTS.wrote(&path, announcement);
+    Ok(())
 }
+
+/// The announcements this process read or wrote: every hook `cm serve` answers reads
+/// its agent's.
+static ANNOUNCEMENTS: StateMemo<Announcement> = StateMemo::new();
 
 /// What the hooks of `agent` announced last, if anything readable.
 pub fn read(root: &Path, agent: AgentProcess) -> Option<Announcement> {
-    let bytes = std::fs::read(announcement_path(root, agent)).ok()?;
-    serde_json::from_slice::<Announcement>(&bytes)
-        .ok()
-        .filter(|a| !a.session_id.trim().is_empty())
+    ANNOUNCEMENTS.read(&announcement_path(root, agent), |bytes| {
+        serde_json::from_slice::<Announcement>(bytes)
+            .ok()
+            .filter(|a| !a.session_id.trim().is_empty())
+    })
 }
 
 /// Removes the announcements of agents that are gone (server start-up housekeeping).

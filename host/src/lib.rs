@@ -26,6 +26,7 @@ pub mod sandbox;
 pub mod search;
 pub mod service;
 pub mod setup;
+pub mod state_memo;
 pub mod store;
 pub mod timestamp;
 pub mod upgrade;

@@ -32,6 +32,12 @@ pub const DB_BUSY_STEP_US: u64 = 250;
 pub const DB_BUSY_SHORT_STEPS: u64 = 80;
 /// ... then longer ones, up to `DB_TIMEOUT_MS`.
 pub const DB_BUSY_LONG_STEP_MS: u64 = 5;
+/// Prepared statements a store connection keeps compiled (every distinct statement the
+/// hooks, the server and the indexer run fits).
+pub const STORE_STATEMENTS_CACHED_MAX: usize = 128;
+/// The longest a bulk writer (a directory `ctx_index`) waits between two files for the
+/// writes of hooks an agent is waiting on (`store::let_urgent_writes_in`).
+pub const URGENT_WRITE_YIELD_MAX_MS: u64 = 50;
 /// SQLite page cache of one connection, at most (filled as pages are read).
 pub const DB_PAGE_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// A store closes with a WAL checkpoint (TRUNCATE, never waiting) only when its WAL is
@@ -64,6 +70,10 @@ pub const PLANNED_ADAPTERS_MAX: usize = 24;
 /// The longest MCP message (one JSON-RPC line) `cm serve` reads; longer ones are
 /// answered with an error. Room for an `INDEX_FILE_MAX_BYTES` document with JSON escapes.
 pub const MCP_MESSAGE_MAX_BYTES: usize = 32 * 1024 * 1024;
+/// The longest reply `cm serve` writes to stdout straight from the async worker; a
+/// longer one goes through tokio's blocking pool. Well inside a pipe's buffer (64 KiB on
+/// Linux, 16 KiB on macOS), so the write does not wait for the agent to read.
+pub const MCP_DIRECT_WRITE_MAX_BYTES: usize = 8 * 1024;
 /// How long before HOOK_TIMEOUT_MS the hook watchdog gives up, leaving time to answer and exit.
 pub const HOOK_WATCHDOG_MARGIN_MS: u64 = 750;
 /// The most context text a session holds for a later event when the event that produced it

@@ -38,6 +38,8 @@ pub(super) struct Answering<'a> {
     pub(super) event_suffix: &'static str,
     /// Policy chains kept loaded between calls (`cm serve`); `None` loads one per call.
     pub(super) chains: Option<&'a ChainPool>,
+    /// A server answers this call itself, so one is live without looking for its marker.
+    pub(super) in_server: bool,
 }
 
 /// What a `cm hook` run still holds once it has answered (the engine, the adapter's
@@ -74,6 +76,7 @@ pub(super) fn run(
         started,
         event_suffix: "",
         chains: None,
+        in_server: false,
     };
     let output = answer(&answering, &mut loaded, stdin, &log)?;
     drop(answering);
@@ -354,7 +357,8 @@ fn pre_tool_use(
     log: &dyn Fn(&str),
 ) -> Reply {
     let root = answering.root;
-    let (context, unknown_rules) = policy_context(root, loaded, event, &tool, project_dir, log);
+    let (context, unknown_rules) =
+        policy_context(answering, loaded, event, &tool, project_dir, log);
 
     let decision = match unknown_rules.filter(|file| !repairs(&tool, file, project_dir)) {
         // Fail closed: the unreadable file may hold a deny rule for this call.
@@ -400,7 +404,7 @@ fn pre_tool_use(
 }
 
 fn policy_context(
-    root: &Path,
+    answering: &Answering<'_>,
     loaded: &Loaded,
     event: &NormalizedEvent,
     tool: &ToolCall,
@@ -422,7 +426,8 @@ fn policy_context(
             .map(|m| m.len()),
         _ => None,
     };
-    context.server_live = crate::readiness::server_live(root);
+    let root = answering.root;
+    context.server_live = answering.in_server || crate::readiness::server_live(root);
     context.nudges_shown = session_state::load(root, &event.session_id).nudges_shown;
     (context, unreadable.into_iter().next())
 }

@@ -205,6 +205,7 @@ impl ServedHooks {
             started,
             event_suffix: SERVED_EVENT_SUFFIX,
             chains: Some(&self.chains),
+            in_server: true,
         };
         let outcome = stdin_of(&call.payload)
             .and_then(|stdin| pipeline::answer(&answering, &mut loaded, stdin, &log));

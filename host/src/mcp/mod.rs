@@ -53,8 +53,11 @@ async fn run() -> anyhow::Result<()> {
     }
     let lifecycle = Lifecycle::new();
     let server = CmServer::new(service.clone());
-    let transport =
-        transport::StdioTransport::new(tokio::io::stdin(), tokio::io::stdout(), lifecycle.clone());
+    let transport = transport::StdioTransport::new(
+        tokio::io::stdin(),
+        transport::Stdout::new(),
+        lifecycle.clone(),
+    );
     let running = tokio::select! {
         running = server.serve(transport) => running.context("MCP handshake failed")?,
         () = termination.received() => {

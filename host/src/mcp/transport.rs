@@ -20,7 +20,7 @@ use tokio::sync::Mutex;
 use super::framing::{Decoded, FramingError, INVALID_REQUEST, decode_line};
 use super::lifecycle::Lifecycle;
 use super::scan::ShallowScan;
-use crate::limits::MCP_MESSAGE_MAX_BYTES;
+use crate::limits::{MCP_DIRECT_WRITE_MAX_BYTES, MCP_MESSAGE_MAX_BYTES};
 
 pub struct StdioTransport<R, W> {
     read: BufReader<R>,
@@ -165,6 +165,63 @@ where
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.write.lock().await.shutdown().await
+    }
+}
+
+/// The server's stdout. tokio's own writes every message through its blocking pool (a
+/// thread hop to write and one back), which was most of a served hook's round trip
+/// beyond its work; a short reply is written here directly instead, a long one still
+/// through tokio so a slow reader never holds a worker.
+pub struct Stdout {
+    pooled: tokio::io::Stdout,
+    /// A message is on its way through `pooled`: the rest of it and its flush go there.
+    pooling: bool,
+}
+
+impl Stdout {
+    pub fn new() -> Self {
+        Stdout {
+            pooled: tokio::io::stdout(),
+            pooling: false,
+        }
+    }
+}
+
+impl AsyncWrite for Stdout {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::io::Write;
+        if !self.pooling && buf.len() <= MCP_DIRECT_WRITE_MAX_BYTES {
+            let mut out = std::io::stdout().lock();
+            return std::task::Poll::Ready(out.write_all(buf).map(|()| buf.len()));
+        }
+        self.pooling = true;
+        std::pin::Pin::new(&mut self.pooled).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::io::Write;
+        if self.pooling {
+            let flushed = std::pin::Pin::new(&mut self.pooled).poll_flush(cx);
+            if flushed.is_ready() {
+                self.pooling = false;
+            }
+            return flushed;
+        }
+        std::task::Poll::Ready(std::io::stdout().lock().flush())
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.pooled).poll_shutdown(cx)
     }
 }
 

@@ -66,7 +66,7 @@ impl Adapter {
             }
         };
         let mut store = engine.new_store();
-        arm_deadline(&mut store);
+        let _ticking = arm_deadline(&mut store);
         let bindings = engine
             .instantiate(&mut store, component)
             .and_then(|instance| match version {
@@ -100,14 +100,14 @@ impl Adapter {
     /// The descriptor, with the names its host shows for our tools when the server is
     /// registered as [`MCP_SERVER_NAME`].
     pub fn describe(&mut self) -> Result<Descriptor, PluginError> {
-        arm_deadline(&mut self.store);
+        let _ticking = arm_deadline(&mut self.store);
         let label = &self.label;
         let store = &mut self.store;
         let named = on_named_tools_version!(&self.bindings, plugin, version => {
             let adapter = plugin.context_mode_plugin_adapter();
             adapter.call_describe(&mut *store).and_then(|d| {
                 let names = CtxToolNames::from_fn(|tool| {
-                    arm_deadline(&mut *store);
+                    let _ticking = arm_deadline(&mut *store);
                     adapter.call_ctx_tool_name(&mut *store, MCP_SERVER_NAME, tool)
                 })?;
                 Ok(version::descriptor(d, names))
@@ -147,7 +147,7 @@ impl Adapter {
         let names = on_named_tools_version!(&self.bindings, plugin, _version => {
             let adapter = plugin.context_mode_plugin_adapter();
             CtxToolNames::from_fn(|tool| {
-                arm_deadline(&mut *store);
+                let _ticking = arm_deadline(&mut *store);
                 adapter.call_ctx_tool_name(&mut *store, server, tool)
             })
         });
@@ -172,7 +172,7 @@ impl Adapter {
         &mut self,
         input: ParseInput,
     ) -> Result<Result<NormalizedEvent, ParseError>, PluginError> {
-        arm_deadline(&mut self.store);
+        let _ticking = arm_deadline(&mut self.store);
         let store = &mut self.store;
         on_version!(&self.bindings, plugin => plugin
             .context_mode_plugin_adapter()
@@ -184,7 +184,7 @@ impl Adapter {
     /// Renders a reply; output that no host could read (oversized, or not JSON when
     /// non-empty and the adapter claims JSON) is garbage.
     pub fn render(&mut self, reply: Reply) -> Result<Rendered, PluginError> {
-        arm_deadline(&mut self.store);
+        let _ticking = arm_deadline(&mut self.store);
         let store = &mut self.store;
         let rendered: Rendered = on_version!(&self.bindings, plugin => plugin
             .context_mode_plugin_adapter()
@@ -203,7 +203,7 @@ impl Adapter {
     }
 
     pub fn setup_plan(&mut self, input: SetupInput) -> Result<SetupPlan, PluginError> {
-        arm_deadline(&mut self.store);
+        let _ticking = arm_deadline(&mut self.store);
         let store = &mut self.store;
         on_version!(&self.bindings, plugin => plugin
             .context_mode_plugin_adapter()
@@ -216,7 +216,7 @@ impl Adapter {
     /// depends on it (contract 0.4.0 on): only a bare program name is taken, so a plugin
     /// can never make `cm` run a path or pass arguments of its choosing.
     pub fn host_version_command(&mut self) -> Result<Option<String>, PluginError> {
-        arm_deadline(&mut self.store);
+        let _ticking = arm_deadline(&mut self.store);
         let store = &mut self.store;
         let Bindings::V0_4(plugin) = &self.bindings else {
             return Ok(None);
@@ -238,7 +238,7 @@ impl Adapter {
         let Bindings::V0_4(plugin) = &self.bindings else {
             return self.setup_plan(input);
         };
-        arm_deadline(&mut self.store);
+        let _ticking = arm_deadline(&mut self.store);
         plugin
             .context_mode_plugin_adapter()
             .call_setup_for_version(&mut self.store, &input.into(), host_version)

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -381,7 +382,9 @@ impl PluginEngine {
     }
 
     /// Epoch interruption needs something to advance the epoch: one detached thread per
-    /// process, started on first use.
+    /// engine, started on first use, which ticks only while a call into a guest runs
+    /// (a [`Ticking`] lives): an idle `cm serve` would otherwise wake 100 times a second
+    /// for hours.
     fn start_ticker(&self) {
         self.inner.ticker.get_or_init(|| {
             let engine = self.inner.engine.clone();
@@ -389,14 +392,54 @@ impl PluginEngine {
                 .name("cm-plugin-epoch".into())
                 .spawn(move || {
                     loop {
+                        if CALLS_RUNNING.load(Ordering::Acquire) == 0 {
+                            // A call that starts after the check unparks this thread, and
+                            // an unpark before the park makes it return at once.
+                            std::thread::park();
+                            continue;
+                        }
                         std::thread::sleep(Duration::from_millis(PLUGIN_EPOCH_TICK_MS));
                         engine.increment_epoch();
                     }
                 });
-            if let Err(err) = spawned {
-                tracing::warn!("no plugin deadline timer: {err}");
+            match spawned {
+                Ok(handle) => {
+                    if let Ok(mut tickers) = TICKERS.lock() {
+                        tickers.push(handle.thread().clone());
+                    }
+                }
+                Err(err) => tracing::warn!("no plugin deadline timer: {err}"),
             }
         });
+    }
+}
+
+/// Calls into guests running now, in any engine of this process.
+static CALLS_RUNNING: AtomicUsize = AtomicUsize::new(0);
+/// The engines' epoch threads, woken when a call starts.
+static TICKERS: Mutex<Vec<std::thread::Thread>> = Mutex::new(Vec::new());
+
+/// Keeps the epoch ticking while a call into a guest runs: from [`arm_deadline`] to the
+/// end of the caller's scope.
+#[must_use = "the deadline only passes while the Ticking is held across the call"]
+pub(super) struct Ticking(());
+
+impl Ticking {
+    fn start() -> Ticking {
+        if CALLS_RUNNING.fetch_add(1, Ordering::AcqRel) == 0
+            && let Ok(tickers) = TICKERS.lock()
+        {
+            for ticker in tickers.iter() {
+                ticker.unpark();
+            }
+        }
+        Ticking(())
+    }
+}
+
+impl Drop for Ticking {
+    fn drop(&mut self) {
+        CALLS_RUNNING.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -418,14 +461,16 @@ fn unprovided_instance(message: &str) -> Option<String> {
         .then(|| name.to_string())
 }
 
-/// Arms the per-call deadline on a store before each call into the guest.
-pub(super) fn arm_deadline(store: &mut Store<PluginState>) {
-    arm_deadline_ms(store, PLUGIN_CALL_TIMEOUT_MS);
+/// Arms the per-call deadline on a store before each call into the guest; hold the
+/// [`Ticking`] until the call returned.
+pub(super) fn arm_deadline(store: &mut Store<PluginState>) -> Ticking {
+    arm_deadline_ms(store, PLUGIN_CALL_TIMEOUT_MS)
 }
 
 /// Arms a deadline of `ms` (at least one epoch tick) before a call into the guest.
-pub(super) fn arm_deadline_ms(store: &mut Store<PluginState>, ms: u64) {
+pub(super) fn arm_deadline_ms(store: &mut Store<PluginState>, ms: u64) -> Ticking {
     store.set_epoch_deadline(ms.div_ceil(PLUGIN_EPOCH_TICK_MS).max(1));
+    Ticking::start()
 }
 
 fn engine_config() -> Config {

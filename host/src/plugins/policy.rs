@@ -73,7 +73,7 @@ impl Policy {
             }
         };
         let mut store = engine.new_store();
-        arm_deadline_ms(&mut store, ms);
+        let _ticking = arm_deadline_ms(&mut store, ms);
         let bindings = engine
             .instantiate(&mut store, component)
             .and_then(|instance| match version {
@@ -109,7 +109,7 @@ impl Policy {
     }
 
     pub fn describe(&mut self) -> Result<PolicyInfo, PluginError> {
-        arm_deadline(&mut self.store);
+        let _ticking = arm_deadline(&mut self.store);
         let store = &mut self.store;
         let info: PolicyInfo = on_version!(&self.bindings, plugin => plugin
             .context_mode_plugin_routing_policy()
@@ -136,7 +136,7 @@ impl Policy {
         question: &mut Question<'_>,
         ms: u64,
     ) -> Result<Decision, PluginError> {
-        arm_deadline_ms(&mut self.store, ms);
+        let _ticking = arm_deadline_ms(&mut self.store, ms);
         let store = &mut self.store;
         let (call, context) = (question.call, question.context);
         let decision: Decision = match &self.bindings {

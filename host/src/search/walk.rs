@@ -246,6 +246,7 @@ pub fn index_path_with(
             Some(prefix) => format!("{prefix}/{}", slash_label(relative)),
             None => display_path(entry.path(), project_dir),
         };
+        crate::store::let_urgent_writes_in();
         index_file(store, &target, &label, session_id, &mut report)?;
         if let Some(progress) = hooks.progress.as_mut() {
             progress(&report);

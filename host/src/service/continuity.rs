@@ -251,6 +251,8 @@ impl<'a> HookStore<'a> {
         if self.failed {
             return None;
         }
+        // An agent waits on this hook: a bulk write of this process lets it in first.
+        let _urgent = crate::store::UrgentWrite::begin();
         if let Some(shared) = &self.shared {
             // A panic while holding the lock leaves the connection usable: SQLite rolls back.
             let mut store = shared

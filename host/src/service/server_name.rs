@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::limits::PLANNED_ADAPTERS_MAX;
 use crate::model::{ConfigFormat, EditKind, MCP_SERVER_NAME};
+use crate::state_memo::StateMemo;
 
 pub use crate::env::SERVER_NAME as SERVER_NAME_ENV;
 
@@ -187,8 +188,9 @@ fn overridden(platform: &str, env: &dyn Fn(&str) -> Option<String>) -> Option<St
 /// The cached answer for this plan and project, when none of the files it was read
 /// from changed since.
 fn cached_by_stamps(root: &Path, platform: &str, project: &Path, plan: &str) -> Option<String> {
-    let text = std::fs::read_to_string(cache_path(root, platform)).ok()?;
-    let cached: Cached = serde_json::from_str(&text).ok()?;
+    let cached = CACHES.read(&cache_path(root, platform), |bytes| {
+        serde_json::from_slice::<Cached>(bytes).ok()
+    })?;
     let fresh = cached.plan == plan
         && cached.key.project == project.display().to_string()
         && cached
@@ -340,7 +342,10 @@ struct CacheKey {
     stamps: Vec<Stamp>,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+/// The cache files this process read or wrote: `cm serve` checks one on every hook.
+static CACHES: StateMemo<Cached> = StateMemo::new();
+
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Cached {
     key: CacheKey,
     name: String,
@@ -364,8 +369,7 @@ fn cache_path(root: &Path, platform: &str) -> PathBuf {
 }
 
 fn read_cache(path: &Path, key: &CacheKey) -> Option<Cached> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let cached: Cached = serde_json::from_str(&text).ok()?;
+    let cached = CACHES.read(path, |bytes| serde_json::from_slice::<Cached>(bytes).ok())?;
     (cached.key == *key).then_some(cached)
 }
 
@@ -380,9 +384,12 @@ fn write_cache(path: &Path, key: &CacheKey, name: &str, plan: &str) {
         return;
     };
     let tmp = crate::paths::temp_name(dir, "server-name");
-    let _ = std::fs::create_dir_all(dir)
+    let written = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&tmp, text))
         .and_then(|()| crate::platform::fs::replace_state_file(&tmp, path));
+    if written.is_ok() {
+        CACHES.wrote(path, cached);
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod retry;
 mod schema;
 mod stats;
 mod trigram;
+mod urgent;
 mod vocabulary;
 
 #[cfg(test)]
@@ -36,6 +37,7 @@ pub use journal::{JournalEntry, JournalInsert, JournalOp, NewJournalEntry, State
 pub use report::{CategoryCount, DayStats, HookDuration, SourceSize};
 pub use schema::SCHEMA_VERSION;
 pub use stats::ToolStatsSummary;
+pub use urgent::{UrgentWrite, let_urgent_writes_in};
 pub use vocabulary::{has_word, typo_candidates, words_containing};
 
 /// Why the store could not do what was asked. Displays as one line.

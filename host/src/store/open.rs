@@ -169,6 +169,9 @@ fn wait_in_short_steps(tries: i32) -> bool {
 /// Per-connection settings. `journal_mode=WAL` is stored in the file, the rest are not.
 pub(super) fn configure(conn: &mut Connection, cache_bytes: usize) -> rusqlite::Result<()> {
     conn.busy_handler(Some(wait_in_short_steps))?;
+    // rusqlite keeps 16 prepared statements by default, fewer than one served hook runs
+    // (journal, sessions, timings, pruning): each call compiled its SQL again.
+    conn.set_prepared_statement_cache_capacity(crate::limits::STORE_STATEMENTS_CACHED_MAX);
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))?;

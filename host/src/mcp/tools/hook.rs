@@ -33,7 +33,7 @@ pub(super) fn spec() -> ToolSpec {
         description: DESCRIPTION,
         hints: Hints::STORES,
         bulk: false,
-        handler: Handler::Blocking(|service, params, _| answer(service, params)),
+        handler: Handler::InPlace(|service, params, _| answer(service, params)),
     })
 }
 

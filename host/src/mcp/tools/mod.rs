@@ -78,6 +78,11 @@ pub type Prepared = Box<dyn FnOnce(Arc<Service>, Value) -> PendingReply + Send>;
 pub enum Handler<P> {
     /// SQLite work, reading files: on the blocking pool, off the async workers.
     Blocking(fn(&Service, P, &Value) -> Reply),
+    /// Blocking work of well under a millisecond that answers an agent waiting on it (a
+    /// served hook): run where the call arrived, the worker handing its other tasks to
+    /// another thread meanwhile (`block_in_place`), since the blocking pool's two thread
+    /// hops cost more than the work.
+    InPlace(fn(&Service, P, &Value) -> Reply),
     /// A child process or a fetch: async, so a cancelled call drops it (a child is
     /// killed with its group by the sandbox's guard).
     Async(fn(Arc<Service>, P, Value) -> PendingReply),
@@ -169,6 +174,22 @@ impl ToolSpec {
                         })
                         .await
                         .unwrap_or_else(|e| Reply::error(format!("tool failed: {e}")))
+                    })
+                });
+                Ok(prepared)
+            }),
+            Handler::InPlace(run) => Box::new(move |raw| {
+                let params = parse::<P>(name, raw)?;
+                let prepared: Prepared = Box::new(move |service, raw| {
+                    Box::pin(async move {
+                        let _running = super::lifecycle::BlockingCall::start();
+                        let flavor = tokio::runtime::Handle::current().runtime_flavor();
+                        if flavor == tokio::runtime::RuntimeFlavor::MultiThread {
+                            tokio::task::block_in_place(|| run(&service, params, &raw))
+                        } else {
+                            // A one-thread runtime has no worker to hand tasks to.
+                            run(&service, params, &raw)
+                        }
                     })
                 });
                 Ok(prepared)
