@@ -8,6 +8,8 @@
 //! Test-only: the tests below fail when a file in the repository differs from what the
 //! plan gives, and `UPDATE_GOLDEN=1` rewrites them.
 
+mod copilot;
+
 use serde_json::{Map, Value, json};
 
 use crate::model::{EditKind, MCP_SERVER_NAME, SERVED_HOOK_TOOL, SetupPlan};
@@ -396,13 +398,13 @@ mod tests {
             .expect("plan")
     }
 
-    fn adapter_plan(id: &str, version: &str) -> SetupPlan {
+    pub(super) fn adapter_plan(id: &str, version: &str) -> SetupPlan {
         adapter(id)
             .setup_plan_for_version(input(), version)
             .expect("plan")
     }
 
-    fn repo() -> &'static Path {
+    pub(super) fn repo() -> &'static Path {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .expect("repository root")
@@ -410,7 +412,7 @@ mod tests {
 
     /// The files that differ from `files` in the repository, or rewrites them all under
     /// `UPDATE_GOLDEN`.
-    fn stale_files(files: &[(String, String)]) -> Vec<String> {
+    pub(super) fn stale_files(files: &[(String, String)]) -> Vec<String> {
         let update = std::env::var_os("UPDATE_GOLDEN").is_some();
         let mut stale = Vec::new();
         for (path, contents) in files {
