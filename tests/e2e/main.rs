@@ -8,6 +8,7 @@ mod agents;
 #[path = "../support/cache_dir.rs"]
 mod cache_dir;
 mod checks;
+mod copilot_plugin;
 mod extension;
 #[path = "../support/file_lock.rs"]
 mod file_lock;
@@ -119,6 +120,14 @@ fn codex_0_171_0_installed_as_a_plugin() {
 #[test]
 fn copilot_cli_1_0_102() {
     session::run(&agents::COPILOT).assert_all();
+}
+
+/// Installed as users install it: `copilot plugin install <this checkout>/configs/copilot-cli`
+/// (from GitHub `<repo>:configs/copilot-cli`; both copy only that folder), `cm` on PATH;
+/// the copy's hooks redirect, its server's tools answer in the project (ADR 40).
+#[test]
+fn copilot_cli_1_0_102_installed_as_a_plugin() {
+    session::run_with(&agents::COPILOT, session::Variation::InstalledAsPlugin).assert_all();
 }
 
 #[test]

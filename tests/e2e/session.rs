@@ -135,6 +135,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         let mut checks = npm_installed;
         if agent.host == Host::Codex {
             checks.extend(crate::plugin::install_codex(&run_agent, &home));
+        } else if agent.host == Host::Copilot {
+            checks.extend(crate::copilot_plugin::install(&run_agent, &home));
         } else {
             checks.extend(crate::plugin::install(&run_agent));
         }
@@ -224,6 +226,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         }
         if as_plugin && agent.host == Host::Codex {
             checks.extend(crate::plugin::codex_checks(&requests, &home));
+        } else if as_plugin && agent.host == Host::Copilot {
+            checks.extend(crate::copilot_plugin::checks(&requests, &home));
         } else if as_plugin || from_npm {
             checks.extend(crate::plugin::checks(&requests, &home));
         } else if as_extension {

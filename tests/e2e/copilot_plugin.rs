@@ -1,0 +1,68 @@
+//! GitHub Copilot CLI with context-mode installed as its users install the plugin:
+//! `copilot plugin install <repository>:configs/copilot-cli` from GitHub, here the same
+//! folder of this checkout (`copilot plugin install <checkout>/configs/copilot-cli`), no
+//! `cm setup` (ADR 40). Both forms copy only that folder, to
+//! `~/.copilot/installed-plugins/_direct/copilot-cli/`, so the session runs the copy: its
+//! `hooks.json`, its `.mcp.json` and the launcher copied into it (`scripts/cm`). `cm` is a
+//! link to the built binary in a folder put first on PATH. No network: a local folder is
+//! installed without git or GitHub.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::checks::Check;
+use crate::http::Request;
+
+/// What Copilot CLI 1.0.102 names the tools of the plugin's server `context-mode`: as
+/// for a server in `mcp-config.json`, `<server>-<tool>`.
+const TOOL_PREFIX: &str = "context-mode-ctx_";
+/// Where a local-folder install copies the bundle (`_direct/<folder name>`).
+const INSTALLED: &str = ".copilot/installed-plugins/_direct/copilot-cli";
+
+/// `copilot plugin install <checkout>/configs/copilot-cli` + `copilot plugin list`, one
+/// check each, and one that the installed copy holds the bundle with its launcher.
+pub fn install(run: &dyn Fn(&[&str]) -> Output, home: &Path) -> Vec<Check> {
+    let bundle = crate::plugin::checkout().join("configs/copilot-cli");
+    let bundle = bundle.to_str().expect("UTF-8 checkout path");
+    let steps: [(&'static str, Vec<&str>); 2] = [
+        (
+            "copilot plugin install <checkout>/configs/copilot-cli succeeds",
+            vec!["plugin", "install", bundle],
+        ),
+        (
+            "copilot plugin list shows context-mode installed",
+            vec!["plugin", "list"],
+        ),
+    ];
+    let mut checks = crate::plugin::run_steps(run, &steps, |stdout| {
+        stdout.contains("Installed plugins:") && stdout.contains("context-mode (v")
+    });
+    let installed = home.join(INSTALLED);
+    let missing: Vec<&str> = [
+        "hooks.json",
+        ".mcp.json",
+        "scripts/cm",
+        ".github/plugin/plugin.json",
+    ]
+    .into_iter()
+    .filter(|f| !installed.join(f).is_file())
+    .collect();
+    checks.push(Check {
+        name: "the installed copy holds the bundle and its launcher",
+        failure: (!missing.is_empty())
+            .then(|| format!("{} lacks {missing:?}", installed.display())),
+    });
+    checks
+}
+
+/// What only the plugin form shows: the ctx tools and the redirect name the plugin's
+/// server, the server and the hooks (both started in the plugin's folder) keep the one
+/// project's store, and no hook failed open.
+pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
+    let mut checks = crate::checks::tool_prefix_checks(requests, TOOL_PREFIX);
+    // The server starts in the plugin's folder: only the `${PWD}` of its entry keeps it
+    // on the session's project.
+    checks.push(crate::plugin::one_project_check(home));
+    checks.push(crate::extension::no_hook_failed_open(home));
+    checks
+}
