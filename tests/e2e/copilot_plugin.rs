@@ -66,3 +66,53 @@ pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
     checks.push(crate::extension::no_hook_failed_open(home));
     checks
 }
+
+/// `cm doctor` and `cm setup` beside the plugin (`cm` takes the arguments, run as the
+/// user runs it): doctor passes the plugin without asking for `cm setup`; after `cm
+/// setup --agents copilot-cli` it fails, naming the double registration and the fix.
+pub fn doctor_checks(cm: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+    let row = |cm: &dyn Fn(&[&str]) -> Output| -> Result<(String, String), String> {
+        let output = cm(&["doctor", "--agents", "copilot-cli", "--json"]);
+        let report: serde_json::Value =
+            serde_json::from_slice(&output.stdout).map_err(|e| format!("doctor --json: {e}"))?;
+        let rows = report["checks"].as_array().cloned().unwrap_or_default();
+        rows.iter()
+            .find(|c| c["name"] == "copilot-cli plugin")
+            .map(|c| {
+                (
+                    c["status"].as_str().unwrap_or_default().to_owned(),
+                    c["detail"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .ok_or(format!("no copilot-cli plugin row among {rows:?}"))
+    };
+    let alone = row(cm);
+    let setup = cm(&["setup", "--agents", "copilot-cli", "--yes"]);
+    let both = row(cm);
+    vec![
+        Check {
+            name: "cm doctor passes the installed plugin without asking for cm setup",
+            failure: match alone {
+                Ok((status, detail))
+                    if status == "PASS" && detail.contains("installed as a Copilot CLI plugin") =>
+                {
+                    None
+                }
+                other => Some(format!("{other:?}")),
+            },
+        },
+        Check {
+            name: "after cm setup too, cm doctor fails on the double registration",
+            failure: match both {
+                Ok((status, detail))
+                    if setup.status.success()
+                        && status == "FAIL"
+                        && detail.contains("every hook runs twice") =>
+                {
+                    None
+                }
+                other => Some(format!("setup exit {}: {other:?}", setup.status)),
+            },
+        },
+    ]
+}
