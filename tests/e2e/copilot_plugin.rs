@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::checks::Check;
+use crate::checks::{Check, excerpt};
 use crate::http::Request;
 
 /// What Copilot CLI 1.0.102 names the tools of the plugin's server `context-mode`: as
@@ -115,4 +115,54 @@ pub fn doctor_checks(cm: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
             },
         },
     ]
+}
+
+/// With no `cm` anywhere: the session went on as without hooks, each hook left the
+/// launcher's line in `hook-errors.log` (and answered nothing), and the server entry said
+/// the same on stderr, which Copilot CLI keeps in its log (`~/.copilot/logs/`).
+pub fn without_cm_checks(requests: &[Request], home: &Path, output: &Output) -> Vec<Check> {
+    let mut checks = crate::served::went_on_checks(requests, output);
+    let log = home.join(".context-mode/hook-errors.log");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let unlogged: Vec<&str> = [
+        "sessionstart",
+        "userpromptsubmit",
+        "pretooluse",
+        "posttooluse",
+        "stop",
+    ]
+    .into_iter()
+    .filter(|event| {
+        !text.lines().any(|l| {
+            l.contains(&format!("copilot-cli {event}: ")) && l.contains(crate::plugin::INSTALL_LINE)
+        })
+    })
+    .collect();
+    checks.push(Check {
+        name: "the hooks fail open with the install line in hook-errors.log",
+        failure: (!unlogged.is_empty()).then(|| {
+            format!(
+                "no line for {unlogged:?} in {}: {}",
+                log.display(),
+                excerpt(&text)
+            )
+        }),
+    });
+    let said = crate::served::files_under(&home.join(".copilot/logs"))
+        .into_iter()
+        .find(|p| {
+            std::fs::read_to_string(p)
+                .map(|t| t.contains(crate::plugin::INSTALL_LINE))
+                .unwrap_or(false)
+        });
+    if let Some(path) = &said {
+        println!("e2e: the server entry's line is in {}", path.display());
+    }
+    checks.push(Check {
+        name: "the MCP server entry says how to install cm",
+        failure: said
+            .is_none()
+            .then(|| "Copilot CLI's logs do not hold the launcher's line".to_owned()),
+    });
+    checks
 }

@@ -130,6 +130,13 @@ fn copilot_cli_1_0_102_installed_as_a_plugin() {
     session::run_with(&agents::COPILOT, session::Variation::InstalledAsPlugin).assert_all();
 }
 
+/// The same plugin with no `cm` installed: every hook answers nothing and logs how to
+/// install `cm`, the server entry says it too, and the session goes on as without hooks.
+#[test]
+fn copilot_cli_1_0_102_plugin_without_cm_fails_open() {
+    session::run_with(&agents::COPILOT, session::Variation::PluginWithoutCm).assert_all();
+}
+
 #[test]
 fn qwen_code_0_24_4() {
     session::run(&agents::QWEN).assert_all();

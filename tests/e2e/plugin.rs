@@ -129,7 +129,7 @@ pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
 }
 
 /// The line the launcher gives when it finds no `cm` (`configs/claude-code/plugin/scripts/cm`).
-const INSTALL_LINE: &str = "install it with: npm install -g context-mode";
+pub const INSTALL_LINE: &str = "install it with: npm install -g context-mode";
 
 /// With no `cm` anywhere: the session went on as without hooks, every hook Claude Code ran
 /// succeeded, each command hook left the launcher's line in `hook-errors.log`, and the

@@ -204,7 +204,13 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         crate::parallel::checks(&requests, &base, &project, &home, &output)
     } else if without_cm && !from_npm {
         let mut checks = installed;
-        checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
+        if agent.host == Host::Copilot {
+            checks.extend(crate::copilot_plugin::without_cm_checks(
+                &requests, &home, &output,
+            ));
+        } else {
+            checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
+        }
         checks
     } else if !matches!(
         variation,
