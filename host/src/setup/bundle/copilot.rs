@@ -19,7 +19,7 @@
 
 use serde_json::{Value, json};
 
-use super::{PLUGIN, plan_json, pretty_json};
+use super::{listing, plan_json, plugin_server_entry, pretty_json, routing_skill};
 use crate::model::{EditKind, MCP_SERVER_NAME, SetupPlan};
 
 /// The plugin's folder, from the repository root (`copilot plugin install
@@ -56,19 +56,10 @@ pub fn render_copilot(
         }
     }
     let servers = plan_json(plan, EditKind::McpServer)?;
-    let mut server = servers["mcpServers"][MCP_SERVER_NAME]
-        .as_object()
-        .cloned()
-        .ok_or("the plan registers no context-mode server")?;
-    if server.get("command").and_then(Value::as_str) != Some("cm") {
-        return Err(format!("the plan's server does not run cm: {server:?}"));
-    }
-    let args = std::iter::once(Value::from(LAUNCHER))
-        .chain(server["args"].as_array().cloned().unwrap_or_default())
-        .collect();
-    server.insert("command".to_owned(), Value::from("sh"));
-    server.insert("args".to_owned(), Value::Array(args));
+    let mut server = plugin_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], LAUNCHER)?;
     let env = server
+        .as_object_mut()
+        .ok_or("the server entry is not an object")?
         .entry("env")
         .or_insert_with(|| json!({}))
         .as_object_mut()
@@ -80,28 +71,13 @@ pub fn render_copilot(
         .find(|e| e.kind == EditKind::Instructions)
         .ok_or("the plan has no routing instructions")?
         .content;
-    let description = "Keeps tool output out of Copilot's context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction.";
-    let author = json!({"name": "context-mode"});
-    let marketplace = json!({
-        "name": PLUGIN,
-        "description": "context-mode for GitHub Copilot CLI: the cm MCP server, its hooks and the routing skill",
-        "owner": author,
-        "plugins": [{
-            "name": PLUGIN,
-            "source": format!("./{COPILOT_PLUGIN_DIR}"),
-            "description": description,
-            "version": version,
-        }],
-    });
-    let manifest = json!({
-        "name": PLUGIN,
-        "version": version,
-        "description": description,
-        "author": author,
-    });
-    let skill = format!(
-        "---\nname: context-mode\ndescription: When to route tool output through context-mode's ctx_* tools (long shell output, file analysis, web pages, earlier output and session history).\n---\n\n{routing}"
+    let (marketplace, manifest) = listing(
+        "Copilot's",
+        "GitHub Copilot CLI",
+        COPILOT_PLUGIN_DIR,
+        version,
     );
+    let skill = routing_skill(routing);
     let dir = COPILOT_PLUGIN_DIR;
     Ok(vec![
         (COPILOT_MARKETPLACE.to_owned(), pretty_json(&marketplace)?),
@@ -122,27 +98,16 @@ pub fn render_copilot(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::setup::bundle::LAUNCHER_FILE;
-    use crate::setup::bundle::tests::{adapter_plan, repo, stale_files};
+    use crate::setup::bundle::tests::{launcher_bundle, repo};
 
     /// The Copilot CLI bundle in the repository is what the copilot-cli adapter's plan
     /// gives, its launcher the Claude Code plugin's, byte for byte; `UPDATE_GOLDEN=1`
     /// rewrites it.
     #[test]
     fn copilot_bundle_is_the_adapters_setup_plan() {
-        let launcher = std::fs::read_to_string(repo().join(LAUNCHER_FILE)).expect("launcher");
-        let plan = adapter_plan("copilot-cli", "1.0.102");
-        let files = render_copilot(&plan, env!("CARGO_PKG_VERSION"), &launcher).expect("render");
-        let stale = stale_files(&files);
-        assert!(
-            stale.is_empty(),
-            "the Copilot CLI plugin bundle differs from the copilot-cli adapter's setup plan (or its launcher from {LAUNCHER_FILE}) in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
-        );
-        let hooks: Value = serde_json::from_str(&files[3].1).expect("JSON");
-        let planned = plan_json(&plan, EditKind::Hooks).expect("hooks edit");
-        let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
-        assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
-        assert_eq!(hooks["version"], planned["version"]);
+        let (files, hooks) = launcher_bundle("copilot-cli", "1.0.102", render_copilot);
+        // The plan's `version: 1` document, as Copilot CLI reads `~/.copilot/hooks/*.json`.
+        assert_eq!(hooks["version"], 1);
         assert_eq!(
             hooks["hooks"]["preToolUse"][0]["command"],
             "sh \"${PLUGIN_ROOT}/scripts/cm\" hook copilot-cli pretooluse"
