@@ -64,6 +64,19 @@ pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
     // on the session's project.
     checks.push(crate::plugin::one_project_check(home));
     checks.push(crate::extension::no_hook_failed_open(home));
+    // Copilot CLI lists a plugin's skills to the model by name and description.
+    let skill_listed = crate::checks::contexts(requests)
+        .iter()
+        .any(|c| c.contains(crate::plugin::SKILL_DESCRIPTION_START));
+    checks.push(Check {
+        name: "the plugin's routing skill is listed to the model",
+        failure: (!skill_listed).then(|| {
+            format!(
+                "no main-loop request holds {:?}",
+                crate::plugin::SKILL_DESCRIPTION_START
+            )
+        }),
+    });
     checks
 }
 

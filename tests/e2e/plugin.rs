@@ -18,7 +18,7 @@ pub const TOOL_PREFIX: &str = "mcp__plugin_context-mode_context-mode__";
 /// The routing skill as Claude Code lists a plugin's skill (`<plugin>:<skill>`), and the
 /// first words of its description (`skills/context-mode/SKILL.md`).
 const SKILL: &str = "context-mode:context-mode";
-const SKILL_DESCRIPTION_START: &str = "When to route tool output through context-mode";
+pub const SKILL_DESCRIPTION_START: &str = "When to route tool output through context-mode";
 
 /// The plugin's launcher, from the repository root.
 const PLUGIN_LAUNCHER: &str = "configs/claude-code/plugin/scripts/cm";
