@@ -37,7 +37,12 @@ pub fn install(run: &dyn Fn(&[&str]) -> Output, home: &Path) -> Vec<Check> {
     let mut checks = crate::plugin::run_steps(run, &steps, |stdout| {
         stdout.contains("Installed plugins:") && stdout.contains("context-mode (v")
     });
-    let installed = home.join(INSTALLED);
+    checks.push(holds_the_bundle(&home.join(INSTALLED)));
+    checks
+}
+
+/// The installed copy holds the bundle and its launcher.
+fn holds_the_bundle(installed: &Path) -> Check {
     let missing: Vec<&str> = [
         "hooks.json",
         ".mcp.json",
@@ -47,12 +52,11 @@ pub fn install(run: &dyn Fn(&[&str]) -> Output, home: &Path) -> Vec<Check> {
     .into_iter()
     .filter(|f| !installed.join(f).is_file())
     .collect();
-    checks.push(Check {
+    Check {
         name: "the installed copy holds the bundle and its launcher",
         failure: (!missing.is_empty())
             .then(|| format!("{} lacks {missing:?}", installed.display())),
-    });
-    checks
+    }
 }
 
 /// What only the plugin form shows: the ctx tools and the redirect name the plugin's
@@ -177,5 +181,140 @@ pub fn without_cm_checks(requests: &[Request], home: &Path, output: &Output) -> 
             .is_none()
             .then(|| "Copilot CLI's logs do not hold the launcher's line".to_owned()),
     });
+    checks
+}
+
+/// The repository as a git marketplace on 127.0.0.1: what git sees of this checkout,
+/// committed into a bare repository under `dir`, served by `git http-backend` (Copilot
+/// CLI clones a marketplace with `git clone --depth 1`, which git's "dumb" HTTP cannot
+/// answer). Returns the server (stops with the test) and the repository's URL.
+pub fn git_marketplace(dir: &Path) -> (crate::http::Server, String) {
+    let work = crate::extension::copy_checkout(&dir.join("marketplace-work"));
+    let git = |args: &[&str], at: &Path| {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(at)
+            .output()
+            .expect("run git");
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"], &work);
+    git(&["add", "-A"], &work);
+    git(
+        &[
+            "-c",
+            "user.name=e2e",
+            "-c",
+            "user.email=e2e@127.0.0.1",
+            "commit",
+            "-q",
+            "-m",
+            "the checkout",
+        ],
+        &work,
+    );
+    let served = dir.join("served");
+    std::fs::create_dir_all(&served).expect("mkdir");
+    git(
+        &["clone", "-q", "--bare", ".", "../served/context-mode.git"],
+        &work,
+    );
+    let handler = move |request: &crate::http::Request| http_backend(&served, request);
+    let server = crate::http::Server::start(std::sync::Arc::new(handler));
+    let url = format!("{}/context-mode.git", server.base());
+    (server, url)
+}
+
+/// One request answered by `git http-backend` as a CGI program.
+fn http_backend(root: &Path, request: &crate::http::Request) -> crate::http::Reply {
+    use std::io::Write;
+    let (path, query) = request
+        .target
+        .split_once('?')
+        .unwrap_or((request.target.as_str(), ""));
+    let mut command = std::process::Command::new("git");
+    command
+        .arg("http-backend")
+        .env("GIT_PROJECT_ROOT", root)
+        .env("GIT_HTTP_EXPORT_ALL", "1")
+        .env("REQUEST_METHOD", &request.method)
+        .env("PATH_INFO", path)
+        .env("QUERY_STRING", query)
+        .env("CONTENT_LENGTH", request.body.len().to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    if request.method == "POST" {
+        // The request's own headers are not recorded; these are the ones git sends.
+        command.env("CONTENT_TYPE", "application/x-git-upload-pack-request");
+        if request.body.starts_with(&[0x1f, 0x8b]) {
+            command.env("HTTP_CONTENT_ENCODING", "gzip");
+        }
+    }
+    let Ok(mut child) = command.spawn() else {
+        return crate::http::Reply::text(500, "cannot run git http-backend");
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(&request.body);
+    }
+    let Ok(output) = child.wait_with_output() else {
+        return crate::http::Reply::text(500, "git http-backend failed");
+    };
+    // CGI: header lines, an empty line, the body.
+    let out = output.stdout;
+    let Some(split) = out.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return crate::http::Reply::text(500, "git http-backend wrote no header");
+    };
+    let head = String::from_utf8_lossy(&out[..split]).to_ascii_lowercase();
+    let status = head
+        .lines()
+        .find_map(|l| l.strip_prefix("status: "))
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(200);
+    let content_type = if head.contains("x-git-upload-pack-advertisement") {
+        "application/x-git-upload-pack-advertisement"
+    } else if head.contains("x-git-upload-pack-result") {
+        "application/x-git-upload-pack-result"
+    } else {
+        "text/plain"
+    };
+    crate::http::Reply {
+        status,
+        content_type,
+        body: out[split + 4..].to_vec(),
+    }
+}
+
+/// `copilot plugin marketplace add <url>` + `copilot plugin install
+/// context-mode@context-mode` + `copilot plugin list`, one check each, and one that the
+/// copy Copilot CLI made of the plugin holds the bundle with its launcher.
+pub fn install_from_marketplace(
+    run: &dyn Fn(&[&str]) -> Output,
+    home: &Path,
+    url: &str,
+) -> Vec<Check> {
+    let steps: [(&'static str, Vec<&str>); 3] = [
+        (
+            "copilot plugin marketplace add <git URL on 127.0.0.1> succeeds",
+            vec!["plugin", "marketplace", "add", url],
+        ),
+        (
+            "copilot plugin install context-mode@context-mode succeeds",
+            vec!["plugin", "install", "context-mode@context-mode"],
+        ),
+        (
+            "copilot plugin list shows context-mode@context-mode installed",
+            vec!["plugin", "list"],
+        ),
+    ];
+    let mut checks = crate::plugin::run_steps(run, &steps, |stdout| {
+        stdout.contains("Installed plugins:") && stdout.contains("context-mode@context-mode (v")
+    });
+    checks.push(holds_the_bundle(
+        &home.join(".copilot/installed-plugins/context-mode/context-mode"),
+    ));
     checks
 }

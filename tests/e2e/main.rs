@@ -130,6 +130,19 @@ fn copilot_cli_1_0_102_installed_as_a_plugin() {
     session::run_with(&agents::COPILOT, session::Variation::InstalledAsPlugin).assert_all();
 }
 
+/// Installed from the marketplace, the form Copilot CLI keeps once direct installs go:
+/// this checkout served as a git repository on 127.0.0.1, `copilot plugin marketplace add
+/// <url>` (its `.github/plugin/marketplace.json`, not the Claude Code one) + `copilot
+/// plugin install context-mode@context-mode`, a copy of `configs/copilot-cli` (ADR 40).
+#[test]
+fn copilot_cli_1_0_102_installed_from_its_marketplace() {
+    session::run_with(
+        &agents::COPILOT,
+        session::Variation::InstalledFromMarketplace,
+    )
+    .assert_all();
+}
+
 /// The same plugin with no `cm` installed: every hook answers nothing and logs how to
 /// install `cm`, the server entry says it too, and the session goes on as without hooks.
 #[test]

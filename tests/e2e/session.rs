@@ -47,6 +47,10 @@ pub enum Variation {
     /// marketplace add` + `codex plugin add` and its hooks trusted), `cm` on PATH
     /// (`crate::plugin`).
     InstalledAsPlugin,
+    /// No `cm setup`: the repository served as a git marketplace on 127.0.0.1 and the
+    /// plugin installed from it (`copilot plugin marketplace add <url>` + `copilot plugin
+    /// install context-mode@context-mode`), `cm` on PATH (`crate::copilot_plugin`).
+    InstalledFromMarketplace,
     /// The plugin installed the same way with no `cm` anywhere: none on PATH, an empty npm
     /// global prefix. The session must go on as without hooks (ADR 38).
     PluginWithoutCm,
@@ -83,7 +87,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let project = canon(dir.path().join("project"));
     let server = model::start(scripted, &project);
     let base = server.base();
-    let as_plugin = variation == Variation::InstalledAsPlugin;
+    let from_marketplace = variation == Variation::InstalledFromMarketplace;
+    let as_plugin = variation == Variation::InstalledAsPlugin || from_marketplace;
     let as_extension = variation == Variation::InstalledAsExtension;
     let from_npm = variation == Variation::PluginFromNpm;
     let without_cm = variation == Variation::PluginWithoutCm || from_npm;
@@ -135,6 +140,11 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         let mut checks = npm_installed;
         if agent.host == Host::Codex {
             checks.extend(crate::plugin::install_codex(&run_agent, &home));
+        } else if from_marketplace {
+            let (_git, url) = crate::copilot_plugin::git_marketplace(dir.path());
+            checks.extend(crate::copilot_plugin::install_from_marketplace(
+                &run_agent, &home, &url,
+            ));
         } else if agent.host == Host::Copilot {
             checks.extend(crate::copilot_plugin::install(&run_agent, &home));
         } else {
@@ -149,6 +159,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     match variation {
         Variation::AsSetUp
         | Variation::InstalledAsPlugin
+        | Variation::InstalledFromMarketplace
         | Variation::PluginWithoutCm
         | Variation::PluginFromNpm
         | Variation::InstalledAsExtension => {}
@@ -216,6 +227,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         variation,
         Variation::AsSetUp
             | Variation::InstalledAsPlugin
+            | Variation::InstalledFromMarketplace
             | Variation::PluginFromNpm
             | Variation::InstalledAsExtension
     ) {
