@@ -84,10 +84,20 @@ pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
     checks
 }
 
-/// `cm doctor` and `cm setup` beside the plugin (`cm` takes the arguments, run as the
-/// user runs it): doctor passes the plugin without asking for `cm setup`; after `cm
-/// setup --agents copilot-cli` it fails, naming the double registration and the fix.
-pub fn doctor_checks(cm: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+/// `cm upgrade`, `cm doctor` and `cm setup` beside the plugin (`cm` takes the arguments,
+/// run as the user runs it): upgrade names the plugin's update command; doctor passes the
+/// plugin without asking for `cm setup`; after `cm setup --agents copilot-cli` it fails,
+/// naming the double registration and the fix.
+pub fn cm_checks(cm: &dyn Fn(&[&str]) -> Output, update: &str) -> Vec<Check> {
+    let upgrade = cm(&["upgrade"]);
+    let said = String::from_utf8_lossy(&upgrade.stdout).into_owned();
+    let upgrade_check = Check {
+        name: "cm upgrade names the plugin's update command",
+        failure: (!said.contains(&format!(
+            "GitHub Copilot CLI plugin installed; update it with:\n  {update}\n"
+        )))
+        .then(|| format!("no {update:?} in: {}", excerpt(&said))),
+    };
     let row = |cm: &dyn Fn(&[&str]) -> Output| -> Result<(String, String), String> {
         let output = cm(&["doctor", "--agents", "copilot-cli", "--json"]);
         let report: serde_json::Value =
@@ -107,6 +117,7 @@ pub fn doctor_checks(cm: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
     let setup = cm(&["setup", "--agents", "copilot-cli", "--yes"]);
     let both = row(cm);
     vec![
+        upgrade_check,
         Check {
             name: "cm doctor passes the installed plugin without asking for cm setup",
             failure: match alone {

@@ -246,10 +246,16 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             checks.extend(crate::plugin::codex_checks(&requests, &home));
         } else if as_plugin && agent.host == Host::Copilot {
             checks.extend(crate::copilot_plugin::checks(&requests, &home));
-            checks.extend(crate::copilot_plugin::doctor_checks(&|args: &[&str]| {
+            let update = if from_marketplace {
+                "copilot plugin update context-mode@context-mode"
+            } else {
+                "copilot plugin update context-mode"
+            };
+            let cm = |args: &[&str]| {
                 let command = &mut Command::new(env!("CARGO_BIN_EXE_cm"));
                 capture(plain(command, &home, &project, &base, &path).args(args))
-            }));
+            };
+            checks.extend(crate::copilot_plugin::cm_checks(&cm, update));
         } else if as_plugin || from_npm {
             checks.extend(crate::plugin::checks(&requests, &home));
         } else if as_extension {

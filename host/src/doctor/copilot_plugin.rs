@@ -14,7 +14,7 @@ const AGENT: &str = "copilot-cli";
 const PLUGIN: &str = "context-mode";
 
 /// Copilot CLI's home: `COPILOT_HOME` when absolute, else `~/.copilot`.
-fn copilot_home(home: &Path) -> PathBuf {
+pub(crate) fn copilot_home(home: &Path) -> PathBuf {
     std::env::var_os("COPILOT_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -27,16 +27,29 @@ fn read_jsonc(path: &Path) -> Option<Value> {
     crate::permissions::parse_settings_value(&text).ok()
 }
 
-/// Where the enabled plugin is, when Copilot CLI has it installed.
-pub fn installed(copilot_home: &Path) -> Option<String> {
+/// The enabled copies of the plugin Copilot CLI installed (`config.json`): for each, its
+/// marketplace (empty for a direct install of a folder or repository) and its folder.
+pub(crate) fn copied_installs(copilot_home: &Path) -> Vec<(String, String)> {
     let config = read_jsonc(&copilot_home.join("config.json"));
-    let copied = config
+    config
         .as_ref()
         .and_then(|c| c["installedPlugins"].as_array())
         .into_iter()
         .flatten()
-        .find(|p| p["name"] == PLUGIN && p["enabled"] != false)
-        .map(|p| p["cache_path"].as_str().unwrap_or(PLUGIN).to_owned());
+        .filter(|p| p["name"] == PLUGIN && p["enabled"] != false)
+        .map(|p| {
+            let text = |key: &str| p[key].as_str().unwrap_or_default().to_owned();
+            (text("marketplace"), text("cache_path"))
+        })
+        .collect()
+}
+
+/// Where the enabled plugin is, when Copilot CLI has it installed.
+pub fn installed(copilot_home: &Path) -> Option<String> {
+    let copied = copied_installs(copilot_home)
+        .into_iter()
+        .next()
+        .map(|(_, at)| at);
     copied.or_else(|| {
         let settings = read_jsonc(&copilot_home.join("settings.json"))?;
         settings["enabledPlugins"]
