@@ -38,8 +38,8 @@ pub fn render_copilot(
     version: &str,
     launcher: &str,
 ) -> Result<Vec<(String, String)>, String> {
-    let planned = plan_json(plan, EditKind::Hooks)?;
-    let mut hooks = planned.clone();
+    // The plan's document as it is (`version: 1`, flat entries), each `cm …` through the launcher.
+    let mut hooks = plan_json(plan, EditKind::Hooks)?;
     for (event, entries) in hooks["hooks"]
         .as_object_mut()
         .ok_or("the hooks edit has no hooks")?
