@@ -282,7 +282,13 @@ pub fn info_for(exe: &Path, cargo_bin: &Path, home: Option<&Path>, recorded: &Pa
         notes,
         commands,
         plugins: home
-            .map(|home| host_plugins(&home.join(".claude"), &codex_home(home)))
+            .map(|home| {
+                let mut plugins = host_plugins(&home.join(".claude"), &codex_home(home));
+                plugins.extend(copilot_plugins(
+                    &crate::doctor::copilot_plugin::copilot_home(home),
+                ));
+                plugins
+            })
             .unwrap_or_default(),
     }
 }
@@ -423,6 +429,26 @@ fn host_plugins(claude: &Path, codex: &Path) -> Vec<(String, String)> {
         ));
     }
     found
+}
+
+/// The update command of each copy of the plugin Copilot CLI (1.0.102) installed: `copilot
+/// plugin update context-mode` for a folder or repository installed directly,
+/// `…@<marketplace>` from a marketplace (it fetches the marketplace first). A local
+/// marketplace's plugin is loaded where it is and has nothing to update (ADR 40).
+fn copilot_plugins(copilot_home: &Path) -> Vec<(String, String)> {
+    crate::doctor::copilot_plugin::copied_installs(copilot_home)
+        .into_iter()
+        .map(|(marketplace, _)| {
+            let name = match marketplace.as_str() {
+                "" => PLUGIN_NAME.to_owned(),
+                m => format!("{PLUGIN_NAME}@{m}"),
+            };
+            (
+                "GitHub Copilot CLI".to_owned(),
+                format!("copilot plugin update {name}"),
+            )
+        })
+        .collect()
 }
 
 fn workspace_version(repo: &Path) -> Option<String> {

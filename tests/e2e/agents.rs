@@ -346,6 +346,11 @@ impl Agent {
                 // out after 60000ms … the event poll loop may be wedged"), in text mode
                 // it exits at once.
                 command.args(["-p", prompt, "--allow-all-tools", "--no-auto-update"]);
+                // A shell exports the folder it starts `copilot` in; the plugin's server
+                // entry names the project by it (`${PWD}`, ADR 40).
+                if let Some(dir) = command.get_current_dir().map(Path::to_path_buf) {
+                    command.env("PWD", dir);
+                }
                 if prompt != "/compact" {
                     command.args(["--output-format", "json"]);
                 }

@@ -176,13 +176,17 @@ pub fn checks(host: Host, requests: &[Request], home: &Path) -> Vec<Check> {
         failure: (!context_file)
             .then(|| format!("no main-loop request holds {:?}", context_file_line(host))),
     });
-    // The launcher found `cm`: no hook failed open with its line.
+    checks.push(no_hook_failed_open(home));
+    checks
+}
+
+/// The launcher found `cm`: no hook failed open with its line.
+pub fn no_hook_failed_open(home: &Path) -> Check {
     let log = home.join(".context-mode/hook-errors.log");
     let logged = std::fs::read_to_string(&log).unwrap_or_default();
-    checks.push(Check {
+    Check {
         name: "no hook failed open (hook-errors.log is empty)",
         failure: (!logged.trim().is_empty())
             .then(|| format!("{}: {}", log.display(), excerpt(&logged))),
-    });
-    checks
+    }
 }

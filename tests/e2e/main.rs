@@ -8,6 +8,7 @@ mod agents;
 #[path = "../support/cache_dir.rs"]
 mod cache_dir;
 mod checks;
+mod copilot_plugin;
 mod extension;
 #[path = "../support/file_lock.rs"]
 mod file_lock;
@@ -119,6 +120,34 @@ fn codex_0_171_0_installed_as_a_plugin() {
 #[test]
 fn copilot_cli_1_0_102() {
     session::run(&agents::COPILOT).assert_all();
+}
+
+/// Installed as users install it: `copilot plugin install <this checkout>/configs/copilot-cli`
+/// (from GitHub `<repo>:configs/copilot-cli`; both copy only that folder), `cm` on PATH;
+/// the copy's hooks redirect, its server's tools answer in the project (ADR 40).
+#[test]
+fn copilot_cli_1_0_102_installed_as_a_plugin() {
+    session::run_with(&agents::COPILOT, session::Variation::InstalledAsPlugin).assert_all();
+}
+
+/// Installed from the marketplace, the form Copilot CLI keeps once direct installs go:
+/// this checkout served as a git repository on 127.0.0.1, `copilot plugin marketplace add
+/// <url>` (its `.github/plugin/marketplace.json`, not the Claude Code one) + `copilot
+/// plugin install context-mode@context-mode`, a copy of `configs/copilot-cli` (ADR 40).
+#[test]
+fn copilot_cli_1_0_102_installed_from_its_marketplace() {
+    session::run_with(
+        &agents::COPILOT,
+        session::Variation::InstalledFromMarketplace,
+    )
+    .assert_all();
+}
+
+/// The same plugin with no `cm` installed: every hook answers nothing and logs how to
+/// install `cm`, the server entry says it too, and the session goes on as without hooks.
+#[test]
+fn copilot_cli_1_0_102_plugin_without_cm_fails_open() {
+    session::run_with(&agents::COPILOT, session::Variation::PluginWithoutCm).assert_all();
 }
 
 #[test]

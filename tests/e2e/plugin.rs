@@ -18,7 +18,7 @@ pub const TOOL_PREFIX: &str = "mcp__plugin_context-mode_context-mode__";
 /// The routing skill as Claude Code lists a plugin's skill (`<plugin>:<skill>`), and the
 /// first words of its description (`skills/context-mode/SKILL.md`).
 const SKILL: &str = "context-mode:context-mode";
-const SKILL_DESCRIPTION_START: &str = "When to route tool output through context-mode";
+pub const SKILL_DESCRIPTION_START: &str = "When to route tool output through context-mode";
 
 /// The plugin's launcher, from the repository root.
 const PLUGIN_LAUNCHER: &str = "configs/claude-code/plugin/scripts/cm";
@@ -78,7 +78,7 @@ pub fn install(run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
 
 /// Runs each step (`run` takes the arguments), one check each: it must succeed, and a
 /// `… list` step's output must satisfy `listed`.
-fn run_steps(
+pub fn run_steps(
     run: &dyn Fn(&[&str]) -> Output,
     steps: &[(&'static str, Vec<&str>)],
     listed: impl Fn(&str) -> bool,
@@ -129,7 +129,7 @@ pub fn checks(requests: &[Request], home: &Path) -> Vec<Check> {
 }
 
 /// The line the launcher gives when it finds no `cm` (`configs/claude-code/plugin/scripts/cm`).
-const INSTALL_LINE: &str = "install it with: npm install -g context-mode";
+pub const INSTALL_LINE: &str = "install it with: npm install -g context-mode";
 
 /// With no `cm` anywhere: the session went on as without hooks, every hook Claude Code ran
 /// succeeded, each command hook left the launcher's line in `hook-errors.log`, and the
@@ -380,22 +380,26 @@ fn trust_codex_plugin_hooks(home: &Path) -> Result<(), String> {
     std::fs::write(&config, text).map_err(|e| e.to_string())
 }
 
-/// What only the Codex plugin shows: the redirect and the offered tools name the plugin's
-/// server as Codex names it (no `cm setup` ran, so the hooks that redirected are the
-/// plugin's), and its server kept no store of its own beside the project's.
-pub fn codex_checks(requests: &[Request], home: &Path) -> Vec<Check> {
-    // The server and the hooks work for one project, the session's: a server started in
-    // the plugin's folder would keep a second store (`~/.context-mode/projects/<key>/`).
+/// The server and the hooks work for one project, the session's: a server started in
+/// the plugin's folder would keep a second store (`~/.context-mode/projects/<key>/`).
+pub fn one_project_check(home: &Path) -> Check {
     let stores: Vec<String> = std::fs::read_dir(home.join(".context-mode/projects"))
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    let one_project = Check {
+    Check {
         name: "the server and the hooks keep the one project's store",
         failure: (stores.len() != 1).then(|| format!("project stores: {stores:?}")),
-    };
+    }
+}
+
+/// What only the Codex plugin shows: the redirect and the offered tools name the plugin's
+/// server as Codex names it (no `cm setup` ran, so the hooks that redirected are the
+/// plugin's), and its server kept no store of its own beside the project's.
+pub fn codex_checks(requests: &[Request], home: &Path) -> Vec<Check> {
+    let one_project = one_project_check(home);
     let shell = crate::checks::result_of_call(requests, crate::script::SHELL);
     let offered = crate::checks::offered_names(requests);
     let ours: Vec<&String> = offered.iter().filter(|n| n.contains("ctx_")).collect();

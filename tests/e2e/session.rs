@@ -47,6 +47,10 @@ pub enum Variation {
     /// marketplace add` + `codex plugin add` and its hooks trusted), `cm` on PATH
     /// (`crate::plugin`).
     InstalledAsPlugin,
+    /// No `cm setup`: the repository served as a git marketplace on 127.0.0.1 and the
+    /// plugin installed from it (`copilot plugin marketplace add <url>` + `copilot plugin
+    /// install context-mode@context-mode`), `cm` on PATH (`crate::copilot_plugin`).
+    InstalledFromMarketplace,
     /// The plugin installed the same way with no `cm` anywhere: none on PATH, an empty npm
     /// global prefix. The session must go on as without hooks (ADR 38).
     PluginWithoutCm,
@@ -83,7 +87,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let project = canon(dir.path().join("project"));
     let server = model::start(scripted, &project);
     let base = server.base();
-    let as_plugin = variation == Variation::InstalledAsPlugin;
+    let from_marketplace = variation == Variation::InstalledFromMarketplace;
+    let as_plugin = variation == Variation::InstalledAsPlugin || from_marketplace;
     let as_extension = variation == Variation::InstalledAsExtension;
     let from_npm = variation == Variation::PluginFromNpm;
     let without_cm = variation == Variation::PluginWithoutCm || from_npm;
@@ -135,6 +140,13 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         let mut checks = npm_installed;
         if agent.host == Host::Codex {
             checks.extend(crate::plugin::install_codex(&run_agent, &home));
+        } else if from_marketplace {
+            let (_git, url) = crate::copilot_plugin::git_marketplace(dir.path());
+            checks.extend(crate::copilot_plugin::install_from_marketplace(
+                &run_agent, &home, &url,
+            ));
+        } else if agent.host == Host::Copilot {
+            checks.extend(crate::copilot_plugin::install(&run_agent, &home));
         } else {
             checks.extend(crate::plugin::install(&run_agent));
         }
@@ -147,6 +159,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     match variation {
         Variation::AsSetUp
         | Variation::InstalledAsPlugin
+        | Variation::InstalledFromMarketplace
         | Variation::PluginWithoutCm
         | Variation::PluginFromNpm
         | Variation::InstalledAsExtension => {}
@@ -202,12 +215,19 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         crate::parallel::checks(&requests, &base, &project, &home, &output)
     } else if without_cm && !from_npm {
         let mut checks = installed;
-        checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
+        if agent.host == Host::Copilot {
+            checks.extend(crate::copilot_plugin::without_cm_checks(
+                &requests, &home, &output,
+            ));
+        } else {
+            checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
+        }
         checks
     } else if !matches!(
         variation,
         Variation::AsSetUp
             | Variation::InstalledAsPlugin
+            | Variation::InstalledFromMarketplace
             | Variation::PluginFromNpm
             | Variation::InstalledAsExtension
     ) {
@@ -224,6 +244,18 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         }
         if as_plugin && agent.host == Host::Codex {
             checks.extend(crate::plugin::codex_checks(&requests, &home));
+        } else if as_plugin && agent.host == Host::Copilot {
+            checks.extend(crate::copilot_plugin::checks(&requests, &home));
+            let update = if from_marketplace {
+                "copilot plugin update context-mode@context-mode"
+            } else {
+                "copilot plugin update context-mode"
+            };
+            let cm = |args: &[&str]| {
+                let command = &mut Command::new(env!("CARGO_BIN_EXE_cm"));
+                capture(plain(command, &home, &project, &base, &path).args(args))
+            };
+            checks.extend(crate::copilot_plugin::cm_checks(&cm, update));
         } else if as_plugin || from_npm {
             checks.extend(crate::plugin::checks(&requests, &home));
         } else if as_extension {

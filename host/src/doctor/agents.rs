@@ -30,6 +30,7 @@ pub fn checks(root: Option<&Path>, project: Option<&Path>, only: Option<&[String
         Ok(agents) => match only {
             None => {
                 let mut all = rows(&agents);
+                super::copilot_plugin::amend(&mut all, &home);
                 for agent in agents.iter().filter(|a| registered(a)) {
                     all.extend(super::trust::checks(&agent.id, &home));
                 }
@@ -73,6 +74,9 @@ fn named_rows(agents: Vec<AgentRegistration>, only: &[String], home: &Path) -> V
         let id = agent.id.clone();
         rows.extend(self::rows(std::slice::from_ref(&agent)));
         rows.extend(super::trust::checks(&id, home));
+    }
+    if only.iter().any(|id| id == "copilot-cli") {
+        super::copilot_plugin::amend(&mut rows, home);
     }
     rows
 }

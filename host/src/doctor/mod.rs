@@ -15,6 +15,7 @@
 mod agents;
 mod cache;
 mod confine;
+pub(crate) mod copilot_plugin;
 mod data_root;
 mod hook_log;
 mod mask;

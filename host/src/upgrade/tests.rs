@@ -189,6 +189,30 @@ fn installed_host_plugins_get_their_update_line() {
     assert_eq!(host_plugins(&claude, &codex).len(), 1);
 }
 
+/// What `copilot plugin install <folder>` and `… context-mode@context-mode` from a git
+/// marketplace leave in Copilot CLI's `config.json` (comment lines first).
+#[test]
+fn copilot_plugin_installs_get_their_update_line() {
+    let home = tempfile::tempdir().unwrap();
+    assert!(copilot_plugins(home.path()).is_empty());
+    std::fs::write(
+        home.path().join("config.json"),
+        "// User settings belong in settings.json.\n// This file is managed automatically.\n{\"installedPlugins\": [\n  {\"name\": \"context-mode\", \"marketplace\": \"\", \"cache_path\": \"/c/_direct/copilot-cli\", \"enabled\": true},\n  {\"name\": \"context-mode\", \"marketplace\": \"context-mode\", \"cache_path\": \"/c/context-mode/context-mode\", \"enabled\": true},\n  {\"name\": \"other\", \"marketplace\": \"\", \"enabled\": true}]}",
+    )
+    .unwrap();
+    let commands: Vec<String> = copilot_plugins(home.path())
+        .into_iter()
+        .map(|(_, command)| command)
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "copilot plugin update context-mode",
+            "copilot plugin update context-mode@context-mode"
+        ]
+    );
+}
+
 #[test]
 fn doctors_reinstall_line_follows_the_channel() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,16 +4,18 @@
 //! reached through the plugin's launcher (`scripts/cm`, ADR 38) and the served hooks
 //! naming the server as Claude Code registers a plugin's (`plugin:<plugin>:<server>`).
 //! Also the Gemini CLI and Qwen Code extensions at the repository root (ADR 39), from the
-//! gemini-cli and qwen-code adapters' plans, reaching `cm` through the same launcher.
+//! gemini-cli and qwen-code adapters' plans, reaching `cm` through the same launcher;
+//! the Codex, Copilot CLI, Cursor and Antigravity CLI plugins in their own files.
 //! Test-only: the tests below fail when a file in the repository differs from what the
 //! plan gives, and `UPDATE_GOLDEN=1` rewrites them.
+
+mod antigravity;
+mod copilot;
+mod cursor;
 
 use serde_json::{Map, Value, json};
 
 use crate::model::{EditKind, MCP_SERVER_NAME, SERVED_HOOK_TOOL, SetupPlan};
-
-mod antigravity;
-mod cursor;
 
 /// The marketplace's and the plugin's name (`claude plugin install context-mode@context-mode`).
 pub const PLUGIN: &str = "context-mode";
@@ -47,26 +49,8 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
     let servers = parse(&edit(EditKind::McpServer)?.content)?;
     let server = servers["mcpServers"][MCP_SERVER_NAME].clone();
     let routing = &edit(EditKind::Instructions)?.content;
-    let description = "Keeps tool output out of Claude's context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction.";
-    let author = json!({"name": "context-mode"});
-    let marketplace = json!({
-        "name": PLUGIN,
-        "description": "context-mode for Claude Code: the cm MCP server, its hooks and the routing skill",
-        "owner": author,
-        "plugins": [{
-            "name": PLUGIN,
-            "source": format!("./{PLUGIN_DIR}"),
-            "description": description,
-            "version": version,
-        }],
-    });
-    let manifest = json!({
-        "name": PLUGIN,
-        "version": version,
-        "description": description,
-        "author": author,
-        "engines": {"claude-code": format!(">={SINCE}")},
-    });
+    let (marketplace, mut manifest) = listing("Claude's", "Claude Code", PLUGIN_DIR, version);
+    manifest["engines"] = json!({"claude-code": format!(">={SINCE}")});
     let mcp = json!({"mcpServers": {MCP_SERVER_NAME: plugin_server_entry(&server, LAUNCHER)?}});
     let hooks = json!({
         "description": "context-mode's hooks, as `cm setup` writes them for Claude Code (generated from the claude-code adapter's setup plan)",
@@ -93,6 +77,42 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
         ),
         (format!("{PLUGIN_DIR}/skills/context-mode/SKILL.md"), skill),
     ])
+}
+
+/// A marketplace listing the one plugin at `dir`, and that plugin's manifest: the shape
+/// Claude Code and Copilot CLI both read. `window` is whose context window it keeps
+/// small (`Claude's`), `host` the agent's name.
+fn listing(window: &str, host: &str, dir: &str, version: &str) -> (Value, Value) {
+    let description = format!(
+        "Keeps tool output out of {window} context window (ctx_* MCP tools, routing hooks) and rebuilds the working state after compaction."
+    );
+    let author = json!({"name": "context-mode"});
+    let marketplace = json!({
+        "name": PLUGIN,
+        "description": format!("context-mode for {host}: the cm MCP server, its hooks and the routing skill"),
+        "owner": author,
+        "plugins": [{
+            "name": PLUGIN,
+            "source": format!("./{dir}"),
+            "description": description,
+            "version": version,
+        }],
+    });
+    let manifest = json!({
+        "name": PLUGIN,
+        "version": version,
+        "description": description,
+        "author": author,
+    });
+    (marketplace, manifest)
+}
+
+/// The routing skill a plugin carries: the plan's routing text under the frontmatter
+/// that names the skill and says when it applies.
+fn routing_skill(routing: &str) -> String {
+    format!(
+        "---\nname: context-mode\ndescription: When to route tool output through context-mode's ctx_* tools (long shell output, file analysis, web pages, earlier output and session history).\n---\n\n{routing}"
+    )
 }
 
 /// The Codex plugin's folder, from the repository root.
@@ -209,8 +229,8 @@ fn codex_handler(handler: &mut Value) -> Result<(), String> {
     Ok(())
 }
 
-/// The plan's MCP server entry, run through `launcher` (the Claude Code plugin's, or the
-/// same file as the Gemini CLI extension reaches it).
+/// The plan's MCP server entry, run through `launcher` (the Claude Code plugin's, its copy
+/// in the Copilot CLI plugin, or the same file as the Gemini CLI extension reaches it).
 fn plugin_server_entry(server: &Value, launcher: &str) -> Result<Value, String> {
     let mut entry = server
         .as_object()
@@ -342,14 +362,6 @@ fn extension_manifest(
     Ok((manifest, hooks))
 }
 
-/// The routing skill (`skills/context-mode/SKILL.md`): the adapter's routing text under
-/// the frontmatter every skill-loading host reads (name, when to use it).
-fn routing_skill(routing: &str) -> String {
-    format!(
-        "---\nname: context-mode\ndescription: When to route tool output through context-mode's ctx_* tools (long shell output, file analysis, web pages, earlier output and session history).\n---\n\n{routing}"
-    )
-}
-
 fn pretty_json(value: &Value) -> Result<String, String> {
     serde_json::to_string_pretty(value)
         .map(|t| t + "\n")
@@ -434,22 +446,41 @@ mod tests {
         stale
     }
 
+    /// `render_codex`, `render_copilot`: (plan, version, launcher) to the bundle's files.
+    type RenderWithLauncher = fn(&SetupPlan, &str, &str) -> Result<Vec<(String, String)>, String>;
+
+    /// A plugin bundle with the shared launcher copied in (`render` of the `id` adapter's
+    /// plan for `version`), asserted equal to the repository's files (`UPDATE_GOLDEN=1`
+    /// rewrites them) and carrying the plan's hook events; its files and hooks document.
+    pub(super) fn launcher_bundle(
+        id: &str,
+        version: &str,
+        render: RenderWithLauncher,
+    ) -> (Vec<(String, String)>, Value) {
+        let launcher = std::fs::read_to_string(repo().join(LAUNCHER_FILE)).expect("launcher");
+        let plan = adapter_plan(id, version);
+        let files = render(&plan, env!("CARGO_PKG_VERSION"), &launcher).expect("render");
+        let stale = stale_files(&files);
+        assert!(
+            stale.is_empty(),
+            "the {id} plugin bundle differs from the {id} adapter's setup plan (or its launcher from {LAUNCHER_FILE}) in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
+        );
+        let (_, text) = files
+            .iter()
+            .find(|(path, _)| path.ends_with("hooks.json"))
+            .expect("a hooks file");
+        let hooks: Value = serde_json::from_str(text).expect("JSON");
+        let planned = plan_json(&plan, EditKind::Hooks).expect("hooks edit");
+        let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
+        (files, hooks)
+    }
+
     /// The Codex bundle in the repository is what the codex adapter's plan gives, its
     /// launcher the Claude Code plugin's, byte for byte; `UPDATE_GOLDEN=1` rewrites it.
     #[test]
     fn codex_bundle_is_the_adapters_setup_plan() {
-        let launcher = std::fs::read_to_string(repo().join(LAUNCHER_FILE)).expect("launcher");
-        let plan = adapter_plan("codex", "0.171.0");
-        let files = render_codex(&plan, env!("CARGO_PKG_VERSION"), &launcher).expect("render");
-        let stale = stale_files(&files);
-        assert!(
-            stale.is_empty(),
-            "the Codex plugin bundle differs from the codex adapter's setup plan (or its launcher from {LAUNCHER_FILE}) in {stale:?} (UPDATE_GOLDEN=1 cargo test -p cm --lib setup::bundle rewrites it)"
-        );
-        let hooks: Value = serde_json::from_str(&files[3].1).expect("JSON");
-        let planned = plan_json(&plan, EditKind::Hooks).expect("hooks edit");
-        let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
-        assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
+        let (_, hooks) = launcher_bundle("codex", "0.171.0", render_codex);
         assert_eq!(
             hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
             "sh \"${PLUGIN_ROOT}/scripts/cm\" hook codex pretooluse"
