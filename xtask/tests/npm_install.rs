@@ -386,3 +386,35 @@ fn without_its_platform_package_the_launcher_says_which_one_in_one_line() {
         "{message}"
     );
 }
+
+/// The launcher package is also the OpenCode plugin, the Pi package and the OMP plugin
+/// (ADR 41): its manifest names the entries each host loads, and each entry is the very
+/// file `cm setup` writes, placeholders unfilled.
+#[test]
+fn the_launcher_package_carries_the_host_plugins_setup_writes() {
+    let dist = dist();
+    let machine = Machine::new();
+    machine.install_global(&[&dist.launcher, &dist.platform]);
+    let package = machine.prefix().join("lib/node_modules/context-mode");
+    let text = std::fs::read_to_string(package.join("package.json")).expect("package.json");
+    let manifest: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(manifest["main"], "plugins/opencode.js", "{manifest}");
+    assert_eq!(manifest["pi"]["extensions"][0], "./plugins/pi.js");
+    assert_eq!(manifest["omp"]["extensions"][0], "./plugins/omp.js");
+    assert!(
+        manifest["keywords"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(|k| k == "pi-package")),
+        "{manifest}"
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (entry, source) in [
+        ("plugins/opencode.js", "configs/opencode/context-mode.js"),
+        ("plugins/pi.js", "configs/pi/context-mode.js"),
+        ("plugins/omp.js", "configs/pi/context-mode.js"),
+    ] {
+        let packed = std::fs::read(package.join(entry)).expect("a packed plugin");
+        let written = std::fs::read(root.join(source)).expect("the source");
+        assert!(packed == written, "{entry} differs from {source}");
+    }
+}
