@@ -19,9 +19,9 @@ import { delimiter, dirname, isAbsolute, join } from "node:path";
 const CM = "__CM_COMMAND__";
 const PLATFORM = "__CM_PLATFORM__";
 // Split so that `cm setup`, which replaces each quoted placeholder, leaves these alone.
-const PACKAGED = CM === "__CM_" + "COMMAND__";
+const PACKAGED = CM === ["__CM", "COMMAND__"].join("_");
 const BINARY = PACKAGED ? packagedCm() : CM;
-const HOST = PLATFORM === "__CM_" + "PLATFORM__" ? "opencode" : PLATFORM;
+const HOST = PLATFORM === ["__CM", "PLATFORM__"].join("_") ? "opencode" : PLATFORM;
 const MISSING =
   "cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
 // cm answers in milliseconds; the first hook after an upgrade compiles the adapter.
@@ -142,6 +142,15 @@ export const ContextMode = async (ctx) => {
       sent?.catch?.(() => {});
     } catch {}
   };
+  const addServer = async (config) => {
+    if (!config || typeof config !== "object") return;
+    if (!BINARY) {
+      log(`context-mode: ${MISSING}`);
+      return;
+    }
+    config.mcp ??= {};
+    config.mcp["context-mode"] ??= { type: "local", command: [BINARY, "serve"], enabled: true };
+  };
   const forward = (event) => async (input, output) => {
     let payload;
     try {
@@ -171,15 +180,7 @@ export const ContextMode = async (ctx) => {
   return {
     // A package install has no opencode.json entry: the MCP server is added to the config
     // OpenCode loaded, unless the user configured one under the same name.
-    config: async (config) => {
-      if (!PACKAGED || !config || typeof config !== "object") return;
-      if (!BINARY) {
-        log(`context-mode: ${MISSING}`);
-        return;
-      }
-      config.mcp ??= {};
-      config.mcp["context-mode"] ??= { type: "local", command: [BINARY, "serve"], enabled: true };
-    },
+    ...(PACKAGED ? { config: addServer } : {}),
     "tool.execute.before": forward("tool.execute.before"),
     "tool.execute.after": forward("tool.execute.after"),
     "chat.message": forward("chat.message"),

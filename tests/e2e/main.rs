@@ -187,3 +187,26 @@ fn pi_0_73_1_installed_from_npm() {
 fn omp_18_2_3_installed_from_npm() {
     session::run_with(&agents::OMP, session::Variation::InstalledFromNpm).assert_all();
 }
+
+/// The package without its platform package, no `cm` anywhere: Pi goes on as without
+/// context-mode, each hook leaves the install line in `hook-errors.log` (ADR 41).
+#[test]
+fn pi_0_73_1_installed_from_npm_without_cm_fails_open() {
+    session::run_with(&agents::PI, session::Variation::InstalledFromNpmWithoutCm).assert_all();
+}
+
+/// The same for OMP.
+#[test]
+fn omp_18_2_3_installed_from_npm_without_cm_fails_open() {
+    session::run_with(&agents::OMP, session::Variation::InstalledFromNpmWithoutCm).assert_all();
+}
+
+/// The same for OpenCode, whose plugin then adds no MCP server and says why in its log.
+#[test]
+fn opencode_1_18_33_installed_from_npm_without_cm_fails_open() {
+    session::run_with(
+        &agents::OPENCODE,
+        session::Variation::InstalledFromNpmWithoutCm,
+    )
+    .assert_all();
+}

@@ -27,20 +27,21 @@ pub fn env(registry: &str, prefix: &Path) -> Vec<(&'static str, OsString)> {
 }
 
 /// The host's install command and its listing, one check each (`run` takes the
-/// arguments and runs the host's binary).
-pub fn install(host: Host, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+/// arguments and runs the host's binary). OpenCode's listing is `mcp list`, which shows
+/// the server the plugin adds, so only when the package has a `cm` to serve.
+pub fn install(host: Host, run: &dyn Fn(&[&str]) -> Output, with_cm: bool) -> Vec<Check> {
     match host {
         Host::OpenCode(_) => {
-            let steps: [(&'static str, Vec<&str>); 2] = [
-                (
-                    "opencode plugin context-mode -g succeeds",
-                    vec!["plugin", "context-mode", "-g"],
-                ),
-                (
+            let mut steps: Vec<(&'static str, Vec<&str>)> = vec![(
+                "opencode plugin context-mode -g succeeds",
+                vec!["plugin", "context-mode", "-g"],
+            )];
+            if with_cm {
+                steps.push((
                     "opencode mcp list shows the package's context-mode server",
                     vec!["mcp", "list"],
-                ),
-            ];
+                ));
+            }
             run_steps(run, &steps, |stdout| stdout.contains("context-mode"))
         }
         Host::Pi => {
@@ -83,6 +84,64 @@ pub fn checks(home: &Path, path: &std::ffi::OsStr) -> Vec<Check> {
             failure: text
                 .contains("cm is not installed")
                 .then(|| format!("{}: {}", log.display(), excerpt(&text))),
+        },
+    ]
+}
+
+/// The one line the package gives when it finds no `cm`, as the plugin launcher gives it
+/// (`configs/claude-code/plugin/scripts/cm`).
+const INSTALL_LINE: &str = "context-mode: cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
+
+/// The package installed without its platform package and no `cm` anywhere: the session
+/// went on as without context-mode, each hook left the install line in
+/// `hook-errors.log` under the host's adapter id, and the tools' side said it too, where
+/// the host keeps a plugin's log: stderr (Pi; OpenCode's `--print-logs`), OMP's
+/// `~/.omp/logs/omp.<date>.<pid>.log`.
+pub fn without_cm_checks(
+    host: Host,
+    requests: &[crate::http::Request],
+    home: &Path,
+    output: &Output,
+) -> Vec<Check> {
+    let adapter = match host {
+        Host::OpenCode(_) => "opencode",
+        Host::Pi => "pi",
+        Host::Omp => "omp",
+        other => panic!("{other:?} has no npm package install"),
+    };
+    let shell = crate::checks::result_of_call(requests, crate::script::SHELL);
+    let log = home.join(".context-mode/hook-errors.log");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let logged = text
+        .lines()
+        .any(|l| l.contains(&format!(" {adapter} ")) && l.ends_with(INSTALL_LINE));
+    let mut said = String::from_utf8_lossy(&output.stderr).into_owned();
+    for file in crate::served::files_under(&home.join(".omp/logs")) {
+        said += &std::fs::read_to_string(file).unwrap_or_default();
+    }
+    vec![
+        Check {
+            name: "the shell curl runs as without context-mode",
+            failure: match shell {
+                Ok(text) if text.contains(crate::model::FIXTURE_BODY.trim()) => None,
+                Ok(text) => Some(format!(
+                    "the shell result is not the fixture: {}",
+                    excerpt(&text)
+                )),
+                Err(e) => Some(e),
+            },
+        },
+        Check {
+            name: "the host finishes the session",
+            failure: (!output.status.success()).then(|| format!("exit {}", output.status)),
+        },
+        Check {
+            name: "the hooks fail open with the install line in hook-errors.log",
+            failure: (!logged).then(|| format!("{}: {}", log.display(), excerpt(&text))),
+        },
+        Check {
+            name: "the tools' side says how to install cm",
+            failure: (!said.contains(INSTALL_LINE)).then(|| excerpt(&said)),
         },
     ]
 }

@@ -61,6 +61,10 @@ pub enum Variation {
     /// by a registry on 127.0.0.1, installed with the host's own command (OpenCode, Pi,
     /// OMP), no `cm` on PATH (`crate::npm_plugins`, ADR 41).
     InstalledFromNpm,
+    /// The same with the registry serving the launcher package only (its platform package
+    /// missing, as on a platform without one): the session must go on as without
+    /// context-mode, each hook leaving the install line in `hook-errors.log`.
+    InstalledFromNpmWithoutCm,
 }
 
 /// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
@@ -91,7 +95,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let as_extension = variation == Variation::InstalledAsExtension;
     let from_npm = variation == Variation::PluginFromNpm;
     let without_cm = variation == Variation::PluginWithoutCm || from_npm;
-    let as_package = variation == Variation::InstalledFromNpm;
+    let package_without_cm = variation == Variation::InstalledFromNpmWithoutCm;
+    let as_package = variation == Variation::InstalledFromNpm || package_without_cm;
     let path = if as_plugin || as_extension {
         crate::plugin::path_with_cm(dir.path(), &path)
     } else if without_cm || as_package {
@@ -106,7 +111,12 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     };
     let npm_prefix = dir.path().join("npm-prefix");
     let registry = as_package.then(|| {
-        crate::registry::Registry::start(&crate::plugin::dist_tarballs(dir.path(), &path))
+        let mut tarballs = crate::plugin::dist_tarballs(dir.path(), &path);
+        if package_without_cm {
+            // `context-mode-cm-<platform>-<version>.tgz`: the platform package.
+            tarballs.retain(|t| !t.to_string_lossy().contains("context-mode-cm-"));
+        }
+        crate::registry::Registry::start(&tarballs)
     });
     let package_env = registry
         .as_ref()
@@ -150,7 +160,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             )
         })
     } else if as_package {
-        crate::npm_plugins::install(agent.host, &run_agent)
+        crate::npm_plugins::install(agent.host, &run_agent, !package_without_cm)
     } else if as_plugin || without_cm {
         let mut checks = npm_installed;
         if agent.host == Host::Codex {
@@ -170,7 +180,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         | Variation::PluginWithoutCm
         | Variation::PluginFromNpm
         | Variation::InstalledAsExtension
-        | Variation::InstalledFromNpm => {}
+        | Variation::InstalledFromNpm
+        | Variation::InstalledFromNpmWithoutCm => {}
         Variation::ServerGone => crate::served::point_server_nowhere(&home),
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
@@ -221,6 +232,12 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {
         crate::parallel::checks(&requests, &base, &project, &home, &output)
+    } else if package_without_cm {
+        let mut checks = installed;
+        checks.extend(crate::npm_plugins::without_cm_checks(
+            agent.host, &requests, &home, &output,
+        ));
+        checks
     } else if without_cm && !from_npm {
         let mut checks = installed;
         checks.extend(crate::plugin::without_cm_checks(&requests, &home, &output));
