@@ -26,46 +26,96 @@ pub fn env(registry: &str, prefix: &Path) -> Vec<(&'static str, OsString)> {
     ]
 }
 
-/// The host's install command and its listing, one check each (`run` takes the
-/// arguments and runs the host's binary). OpenCode's listing is `mcp list`, which shows
-/// the server the plugin adds, so only when the package has a `cm` to serve.
+/// The host's install command, its update command and its listing, one check each
+/// (`run` takes the arguments and runs the host's binary): the lines the README gives.
+/// OpenCode's listing is `mcp list`, which shows the server the plugin adds, so only when
+/// the package has a `cm` to serve; its update is the install again with `-f`, and OMP's
+/// for an npm plugin `plugin install --force` (what `omp plugin upgrade` tells to run).
 pub fn install(host: Host, run: &dyn Fn(&[&str]) -> Output, with_cm: bool) -> Vec<Check> {
-    match host {
-        Host::OpenCode(_) => {
-            let mut steps: Vec<(&'static str, Vec<&str>)> = vec![(
-                "opencode plugin context-mode -g succeeds",
-                vec!["plugin", "context-mode", "-g"],
-            )];
-            if with_cm {
-                steps.push((
-                    "opencode mcp list shows the package's context-mode server",
-                    vec!["mcp", "list"],
-                ));
-            }
-            run_steps(run, &steps, |stdout| stdout.contains("context-mode"))
-        }
-        Host::Pi => {
-            let steps: [(&'static str, Vec<&str>); 2] = [
+    let (mut steps, listed): (Vec<(&'static str, Vec<&str>)>, &str) = match host {
+        Host::OpenCode(_) => (
+            vec![
+                (
+                    "opencode plugin context-mode -g succeeds",
+                    vec!["plugin", "context-mode", "-g"],
+                ),
+                (
+                    "opencode plugin context-mode -g -f (the update) succeeds",
+                    vec!["plugin", "context-mode", "-g", "-f"],
+                ),
+            ],
+            "context-mode",
+        ),
+        Host::Pi => (
+            vec![
                 (
                     "pi install npm:context-mode succeeds",
                     vec!["install", "npm:context-mode"],
                 ),
+                (
+                    "pi update --extensions succeeds",
+                    vec!["update", "--extensions"],
+                ),
                 ("pi list shows npm:context-mode", vec!["list"]),
-            ];
-            run_steps(run, &steps, |stdout| stdout.contains("npm:context-mode"))
-        }
-        Host::Omp => {
-            let steps: [(&'static str, Vec<&str>); 2] = [
+            ],
+            "npm:context-mode",
+        ),
+        Host::Omp => (
+            vec![
                 (
                     "omp plugin install context-mode succeeds",
                     vec!["plugin", "install", "context-mode"],
                 ),
+                (
+                    "omp plugin install context-mode --force (the update) succeeds",
+                    vec!["plugin", "install", "context-mode", "--force"],
+                ),
                 ("omp plugin list shows context-mode", vec!["plugin", "list"]),
-            ];
-            run_steps(run, &steps, |stdout| stdout.contains("context-mode@"))
-        }
+            ],
+            "context-mode@",
+        ),
         other => panic!("{other:?} has no npm package install"),
+    };
+    if with_cm && matches!(host, Host::OpenCode(_)) {
+        steps.push((
+            "opencode mcp list shows the package's context-mode server",
+            vec!["mcp", "list"],
+        ));
     }
+    run_steps(run, &steps, |stdout| stdout.contains(listed))
+}
+
+/// After the session: the host's remove command, and its listing no longer shows the
+/// package. OpenCode 1.18.33 has no remove command (the README says to take the entry
+/// out of `plugin` in its config), so nothing is run for it.
+pub fn remove(host: Host, run: &dyn Fn(&[&str]) -> Output) -> Vec<Check> {
+    let (steps, gone): (Vec<(&'static str, Vec<&str>)>, &str) = match host {
+        Host::Pi => (
+            vec![
+                (
+                    "pi remove npm:context-mode succeeds",
+                    vec!["remove", "npm:context-mode"],
+                ),
+                ("pi list no longer shows npm:context-mode", vec!["list"]),
+            ],
+            "npm:context-mode",
+        ),
+        Host::Omp => (
+            vec![
+                (
+                    "omp plugin uninstall context-mode succeeds",
+                    vec!["plugin", "uninstall", "context-mode"],
+                ),
+                (
+                    "omp plugin list no longer shows context-mode",
+                    vec!["plugin", "list"],
+                ),
+            ],
+            "context-mode@",
+        ),
+        _ => return Vec::new(),
+    };
+    run_steps(run, &steps, |stdout| !stdout.contains(gone))
 }
 
 /// What only the package form shows: no hook found `cm` missing (the package resolved

@@ -229,6 +229,11 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         output.stdout.extend(&more.stdout);
         output.stderr.extend(&more.stderr);
     }
+    let removed = if as_package && !package_without_cm {
+        crate::npm_plugins::remove(agent.host, &run_agent)
+    } else {
+        Vec::new()
+    };
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {
         crate::parallel::checks(&requests, &base, &project, &home, &output)
@@ -269,6 +274,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             checks.extend(crate::extension::checks(agent.host, &requests, &home));
         } else if as_package {
             checks.extend(crate::npm_plugins::checks(&home, &path));
+            checks.extend(removed);
         } else if agent.setup_sees_agent && agent.host == Host::Claude {
             checks.extend(crate::served::served_checks(&home, &project));
         }
