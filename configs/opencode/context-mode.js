@@ -43,7 +43,21 @@ function packagedCm() {
     // Not installed (an unsupported platform, or optional dependencies omitted).
   }
   for (const dir of String(process.env.PATH ?? "").split(delimiter)) {
-    if (dir && existsSync(join(dir, exe))) return join(dir, exe);
+    const found = dir ? join(dir, exe) : "";
+    // npm's `cm` is the Node launcher: run the binary it would run, without Node.
+    if (found && existsSync(found)) return npmNative(dir, exe) ?? found;
+  }
+  return null;
+}
+
+// The platform package of a global npm install whose `bin/` is `bin` (beside the
+// launcher package or inside it; on Windows the prefix is the bin folder itself).
+function npmNative(bin, exe) {
+  const platform = join("@context-mode", `cm-${process.platform}-${process.arch}`);
+  for (const root of [join(bin, "..", "lib", "node_modules"), join(bin, "node_modules")]) {
+    for (const dir of [join(root, platform), join(root, "context-mode", "node_modules", platform)]) {
+      if (existsSync(join(dir, "bin", exe))) return join(dir, "bin", exe);
+    }
   }
   return null;
 }

@@ -418,3 +418,79 @@ fn the_launcher_package_carries_the_host_plugins_setup_writes() {
         assert!(packed == written, "{entry} differs from {source}");
     }
 }
+
+/// The package's Pi extension loaded from a folder with no platform package beside it,
+/// npm's `cm` (the Node launcher) on PATH ahead of a `node` that only leaves a mark: the
+/// extension must find the binary the launcher would run and start it directly, so its
+/// `ctx_*` tools register and no Node starts (ADR 41: a hook never pays for Node).
+#[test]
+fn a_plugin_with_npms_cm_on_path_runs_the_native_binary_without_node() {
+    let dist = dist();
+    let machine = Machine::new();
+    machine.install_global(&[&dist.launcher, &dist.platform]);
+    let elsewhere = machine.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    let plugin = elsewhere.join("pi.js");
+    std::fs::copy(
+        machine
+            .prefix()
+            .join("lib/node_modules/context-mode/plugins/pi.js"),
+        &plugin,
+    )
+    .expect("copy the packed extension");
+    let driver = elsewhere.join("drive.mjs");
+    std::fs::write(&driver, PI_DRIVER).expect("write the driver");
+    let trap = machine.dir.path().join("node-trap");
+    std::fs::create_dir_all(&trap).expect("mkdir");
+    let mark = machine.dir.path().join("node-ran");
+    std::fs::write(
+        trap.join("node"),
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", mark.display()),
+    )
+    .expect("write the trap");
+    std::fs::set_permissions(
+        trap.join("node"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod the trap");
+    let path = std::env::join_paths([
+        machine.prefix().join("bin"),
+        trap,
+        "/usr/bin".into(),
+        "/bin".into(),
+    ])
+    .expect("PATH");
+    let output = machine
+        .command(node_dir().join("node"))
+        .arg(&driver)
+        .arg(&plugin)
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the driver");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", stdout(&output)));
+    let tools = seen["tools"].as_array().cloned().unwrap_or_default();
+    assert!(tools.iter().any(|t| t == "ctx_execute"), "{seen}");
+    assert!(
+        !mark.exists(),
+        "the extension started Node (npm's launcher)"
+    );
+}
+
+/// Imports the extension with a stand-in of Pi's API, waits for its tools, shuts it down
+/// and prints what it registered.
+const PI_DRIVER: &str = r#"
+const { default: extension } = await import(process.argv[2]);
+const handlers = {};
+const tools = [];
+const warnings = [];
+await extension({
+  on: (event, handler) => { handlers[event] = handler; },
+  registerTool: (tool) => tools.push(tool.name),
+  logger: { warn: (line) => warnings.push(line) },
+});
+await handlers.session_shutdown?.();
+process.stdout.write(JSON.stringify({ tools, warnings }));
+"#;
