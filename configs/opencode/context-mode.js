@@ -5,21 +5,87 @@
 // host carries on as if this plugin were not loaded, and one line goes to the host's log.
 // No dependencies, no build step: OpenCode and KiloCode run it under Bun, Node's
 // child_process is all it uses. It never writes to stdout.
+//
+// The same file is the `context-mode` npm package's OpenCode plugin (`opencode plugin
+// context-mode`; docs/adr/0041). There nothing is filled in: the binary is the package's
+// platform package, else `cm` on PATH, and the plugin adds the MCP server to the config
+// OpenCode loads (`cm setup` writes it into opencode.json instead).
 import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
 
 const CM = "__CM_COMMAND__";
 const PLATFORM = "__CM_PLATFORM__";
+// Split so that `cm setup`, which replaces each quoted placeholder, leaves these alone.
+const PACKAGED = CM === ["__CM", "COMMAND__"].join("_");
+const BINARY = PACKAGED ? packagedCm() : CM;
+const HOST = PLATFORM === ["__CM", "PLATFORM__"].join("_") ? "opencode" : PLATFORM;
+const MISSING =
+  "cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
 // cm answers in milliseconds; the first hook after an upgrade compiles the adapter.
 const TIMEOUT_MS = 15000;
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 
+// The binary of a package install: the platform package npm or bun installed beside
+// this package (what the npm launcher runs, without its Node start per hook), else `cm`
+// on PATH; null when neither is there. The same text as in configs/pi/context-mode.js
+// (each file stands alone: `cm setup` writes it whole); xtask's tests hold them equal.
+function packagedCm() {
+  const exe = process.platform === "win32" ? "cm.exe" : "cm";
+  try {
+    const require = createRequire(import.meta.url);
+    const manifest = require.resolve(`@context-mode/cm-${process.platform}-${process.arch}/package.json`);
+    const binary = join(dirname(manifest), "bin", exe);
+    if (existsSync(binary)) return binary;
+  } catch {
+    // Not installed (an unsupported platform, or optional dependencies omitted).
+  }
+  for (const dir of String(process.env.PATH ?? "").split(delimiter)) {
+    const found = dir ? join(dir, exe) : "";
+    // npm's `cm` is the Node launcher: run the binary it would run, without Node.
+    if (found && existsSync(found)) return npmNative(dir, exe) ?? found;
+  }
+  return null;
+}
+
+// The platform package of a global npm install whose `bin/` is `bin` (beside the
+// launcher package or inside it; on Windows the prefix is the bin folder itself).
+function npmNative(bin, exe) {
+  const platform = join("@context-mode", `cm-${process.platform}-${process.arch}`);
+  for (const root of [join(bin, "..", "lib", "node_modules"), join(bin, "node_modules")]) {
+    for (const dir of [join(root, platform), join(root, "context-mode", "node_modules", platform)]) {
+      if (existsSync(join(dir, "bin", exe))) return join(dir, "bin", exe);
+    }
+  }
+  return null;
+}
+
+// Where `cm` itself logs hook failures (`CONTEXT_MODE_DIR`, else ~/.context-mode): with no
+// `cm` to run, the hook fails open and says there how to install it.
+function logMissing(event) {
+  try {
+    const env = process.env.CONTEXT_MODE_DIR;
+    const dir = env && isAbsolute(env) ? env : join(homedir(), ".context-mode");
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, "hook-errors.log"), `${new Date().toISOString()} ${HOST} ${event}: context-mode: ${MISSING}\n`);
+  } catch {
+    // The log is a courtesy; the hook has already failed open.
+  }
+}
+
 function run(event, payload) {
+  if (!BINARY) {
+    logMissing(event);
+    return Promise.resolve({ reply: {} });
+  }
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn(CM, ["hook", PLATFORM, event], { stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(BINARY, ["hook", HOST, event], { stdio: ["pipe", "pipe", "ignore"] });
     } catch (err) {
-      resolve({ failure: `cannot start ${CM}: ${err?.message ?? err}` });
+      resolve({ failure: `cannot start ${BINARY}: ${err?.message ?? err}` });
       return;
     }
     const chunks = [];
@@ -33,16 +99,16 @@ function run(event, payload) {
     };
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      finish({ failure: `${CM} hook ${PLATFORM} ${event} timed out after ${TIMEOUT_MS} ms` });
+      finish({ failure: `${BINARY} hook ${HOST} ${event} timed out after ${TIMEOUT_MS} ms` });
     }, TIMEOUT_MS);
-    child.on("error", (err) => finish({ failure: `cannot run ${CM}: ${err?.message ?? err}` }));
+    child.on("error", (err) => finish({ failure: `cannot run ${BINARY}: ${err?.message ?? err}` }));
     child.stdout.on("data", (chunk) => {
       size += chunk.length;
       if (size <= MAX_REPLY_BYTES) chunks.push(chunk);
     });
     child.on("close", (code, signal) => {
       if (code !== 0) {
-        finish({ failure: `${CM} hook ${PLATFORM} ${event} exited with ${signal ?? code}` });
+        finish({ failure: `${BINARY} hook ${HOST} ${event} exited with ${signal ?? code}` });
         return;
       }
       const text = Buffer.concat(chunks).toString("utf8").trim();
@@ -53,9 +119,9 @@ function run(event, payload) {
       try {
         const reply = JSON.parse(text);
         if (reply && typeof reply === "object" && !Array.isArray(reply)) finish({ reply });
-        else finish({ failure: `${CM} hook ${PLATFORM} ${event} replied with no JSON object` });
+        else finish({ failure: `${BINARY} hook ${HOST} ${event} replied with no JSON object` });
       } catch {
-        finish({ failure: `${CM} hook ${PLATFORM} ${event} replied with no JSON object` });
+        finish({ failure: `${BINARY} hook ${HOST} ${event} replied with no JSON object` });
       }
     });
     child.stdin.on("error", () => {});
@@ -90,6 +156,15 @@ export const ContextMode = async (ctx) => {
       sent?.catch?.(() => {});
     } catch {}
   };
+  const addServer = async (config) => {
+    if (!config || typeof config !== "object") return;
+    if (!BINARY) {
+      log(`context-mode: ${MISSING}`);
+      return;
+    }
+    config.mcp ??= {};
+    config.mcp["context-mode"] ??= { type: "local", command: [BINARY, "serve"], enabled: true };
+  };
   const forward = (event) => async (input, output) => {
     let payload;
     try {
@@ -117,6 +192,9 @@ export const ContextMode = async (ctx) => {
     }
   };
   return {
+    // A package install has no opencode.json entry: the MCP server is added to the config
+    // OpenCode loaded, unless the user configured one under the same name.
+    ...(PACKAGED ? { config: addServer } : {}),
     "tool.execute.before": forward("tool.execute.before"),
     "tool.execute.after": forward("tool.execute.after"),
     "chat.message": forward("chat.message"),

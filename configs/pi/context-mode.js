@@ -8,11 +8,28 @@
 // The ctx_* tools: the extension starts one `cm serve` and registers each tool it lists
 // as a native tool that forwards the call over MCP stdio (Pi has no MCP client; OMP
 // hides MCP tools behind xd:// devices, see docs/adr/0030).
+//
+// The same file is the `context-mode` npm package's Pi extension and OMP plugin
+// (`pi install npm:context-mode`, `omp plugin install context-mode`; docs/adr/0041).
+// There nothing is filled in: the binary is the package's platform package, else `cm`
+// on PATH, and the adapter is the entry's file name (`pi.js`, `omp.js`).
 import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const CM = "__CM__";
 const ADAPTER = "__ADAPTER__";
 const CLIENT = "__CLIENT__";
+// Split so that `cm setup`, which replaces each quoted placeholder, leaves these alone.
+const PACKAGED = ADAPTER === "__" + "ADAPTER__";
+const HOST = PACKAGED ? basename(fileURLToPath(import.meta.url), ".js") : ADAPTER;
+const CLIENT_NAME = PACKAGED ? `${HOST}-coding-agent` : CLIENT;
+const BINARY = CM === "__" + "CM__" ? packagedCm() : CM;
+const MISSING =
+  "cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
 
 // The first `cm hook` of a machine may compile the plugins (about a second); a hook that
 // takes longer than this is stopped and the host proceeds without it.
@@ -77,7 +94,8 @@ export default async function contextMode(pi) {
   pi.on("session_shutdown", async () => server.close());
   let tools = [];
   try {
-    tools = await server.tools();
+    tools = BINARY ? await server.tools() : [];
+    if (!BINARY) log(MISSING);
   } catch (err) {
     log(`the ctx_* tools are not available: ${oneLine(err)}`);
   }
@@ -165,8 +183,59 @@ function logger(pi) {
   };
 }
 
+// The binary of a package install: the platform package npm or bun installed beside
+// this package (what the npm launcher runs, without its Node start per hook), else `cm`
+// on PATH; null when neither is there. The same text as in configs/opencode/context-mode.js
+// (each file stands alone: `cm setup` writes it whole); xtask's tests hold them equal.
+function packagedCm() {
+  const exe = process.platform === "win32" ? "cm.exe" : "cm";
+  try {
+    const require = createRequire(import.meta.url);
+    const manifest = require.resolve(`@context-mode/cm-${process.platform}-${process.arch}/package.json`);
+    const binary = join(dirname(manifest), "bin", exe);
+    if (existsSync(binary)) return binary;
+  } catch {
+    // Not installed (an unsupported platform, or optional dependencies omitted).
+  }
+  for (const dir of String(process.env.PATH ?? "").split(delimiter)) {
+    const found = dir ? join(dir, exe) : "";
+    // npm's `cm` is the Node launcher: run the binary it would run, without Node.
+    if (found && existsSync(found)) return npmNative(dir, exe) ?? found;
+  }
+  return null;
+}
+
+// The platform package of a global npm install whose `bin/` is `bin` (beside the
+// launcher package or inside it; on Windows the prefix is the bin folder itself).
+function npmNative(bin, exe) {
+  const platform = join("@context-mode", `cm-${process.platform}-${process.arch}`);
+  for (const root of [join(bin, "..", "lib", "node_modules"), join(bin, "node_modules")]) {
+    for (const dir of [join(root, platform), join(root, "context-mode", "node_modules", platform)]) {
+      if (existsSync(join(dir, "bin", exe))) return join(dir, "bin", exe);
+    }
+  }
+  return null;
+}
+
+// Where `cm` itself logs hook failures (`CONTEXT_MODE_DIR`, else ~/.context-mode): with no
+// `cm` to run, the hook fails open and says there how to install it.
+function logMissing(event) {
+  try {
+    const env = process.env.CONTEXT_MODE_DIR;
+    const dir = env && isAbsolute(env) ? env : join(homedir(), ".context-mode");
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, "hook-errors.log"), `${new Date().toISOString()} ${HOST} ${event}: context-mode: ${MISSING}\n`);
+  } catch {
+    // The log is a courtesy; the hook has already failed open.
+  }
+}
+
 // One `cm hook`: the reply object, or null for "no opinion" and every failure.
 function runHook(event, payload, log) {
+  if (!BINARY) {
+    logMissing(event);
+    return Promise.resolve(null);
+  }
   return new Promise((resolve) => {
     let settled = false;
     let timer;
@@ -174,12 +243,12 @@ function runHook(event, payload, log) {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (why) log(`cm hook ${ADAPTER} ${event}: ${why}`);
+      if (why) log(`cm hook ${HOST} ${event}: ${why}`);
       resolve(value);
     };
     let child;
     try {
-      child = spawn(CM, ["hook", ADAPTER, event], { stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(BINARY, ["hook", HOST, event], { stdio: ["pipe", "pipe", "ignore"] });
     } catch (err) {
       finish(null, oneLine(err));
       return;
@@ -253,9 +322,9 @@ class Serve {
   }
 
   async start() {
-    const child = spawn(CM, ["serve"], {
+    const child = spawn(BINARY, ["serve"], {
       stdio: ["pipe", "pipe", "ignore"],
-      env: { ...process.env, CONTEXT_MODE_PLATFORM: ADAPTER },
+      env: { ...process.env, CONTEXT_MODE_PLATFORM: HOST },
     });
     this.child = child;
     let buffer = "";
@@ -291,7 +360,7 @@ class Serve {
     await this.send("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},
-      clientInfo: { name: CLIENT, version: "1" },
+      clientInfo: { name: CLIENT_NAME, version: "1" },
     });
     this.write({ jsonrpc: "2.0", method: "notifications/initialized" });
   }

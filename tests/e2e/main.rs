@@ -16,11 +16,13 @@ mod http;
 mod install;
 mod kimi;
 mod model;
+mod npm_plugins;
 mod openclaw;
 mod opencode;
 mod parallel;
 mod pi;
 mod plugin;
+mod registry;
 mod script;
 mod served;
 mod session;
@@ -190,4 +192,50 @@ fn pi_0_73_1() {
 #[test]
 fn omp_18_2_3() {
     session::run(&agents::OMP).assert_all();
+}
+
+/// Installed as OpenCode users install it: `opencode plugin context-mode -g` from a
+/// registry on 127.0.0.1 serving the npm packages packed from this build, no `cm` on
+/// PATH, no `cm setup`: the package's plugin finds its platform package's binary and
+/// adds the MCP server (ADR 41).
+#[test]
+fn opencode_1_18_33_installed_from_npm() {
+    session::run_with(&agents::OPENCODE, session::Variation::InstalledFromNpm).assert_all();
+}
+
+/// Installed as Pi users install it: `pi install npm:context-mode` (a `npm install -g`
+/// into a prefix off PATH) from the registry on 127.0.0.1, no `cm` on PATH (ADR 41).
+#[test]
+fn pi_0_73_1_installed_from_npm() {
+    session::run_with(&agents::PI, session::Variation::InstalledFromNpm).assert_all();
+}
+
+/// Installed as OMP users install it: `omp plugin install context-mode` (`bun install`
+/// in `~/.omp/plugins`) from the registry on 127.0.0.1, no `cm` on PATH (ADR 41).
+#[test]
+fn omp_18_2_3_installed_from_npm() {
+    session::run_with(&agents::OMP, session::Variation::InstalledFromNpm).assert_all();
+}
+
+/// The package without its platform package, no `cm` anywhere: Pi goes on as without
+/// context-mode, each hook leaves the install line in `hook-errors.log` (ADR 41).
+#[test]
+fn pi_0_73_1_installed_from_npm_without_cm_fails_open() {
+    session::run_with(&agents::PI, session::Variation::InstalledFromNpmWithoutCm).assert_all();
+}
+
+/// The same for OMP.
+#[test]
+fn omp_18_2_3_installed_from_npm_without_cm_fails_open() {
+    session::run_with(&agents::OMP, session::Variation::InstalledFromNpmWithoutCm).assert_all();
+}
+
+/// The same for OpenCode, whose plugin then adds no MCP server and says why in its log.
+#[test]
+fn opencode_1_18_33_installed_from_npm_without_cm_fails_open() {
+    session::run_with(
+        &agents::OPENCODE,
+        session::Variation::InstalledFromNpmWithoutCm,
+    )
+    .assert_all();
 }

@@ -4,6 +4,7 @@
 //! context-mode extension, the host's own extension loader imports it, and the
 //! extension forwards the events to `cm hook` and the `ctx_*` tools to `cm serve`.
 
+use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::process::Command;
 
@@ -59,17 +60,27 @@ pub fn apply_pi(command: &mut Command, prompt: &str) {
 
 /// Print mode without the title request; Bun on PATH ahead of everything else.
 pub fn apply_omp(command: &mut Command, prompt: &str) {
-    let bun =
-        crate::install::installed(BUN.0, BUN.1, BUN.0).unwrap_or_else(|line| panic!("{line}"));
-    let bin_dir = bun.parent().expect("bun's bin dir").to_owned();
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs = vec![bin_dir];
-    dirs.extend(std::env::split_paths(&path));
+    // The PATH the harness gave the command (one without `cm` when the test says so).
+    let given = command
+        .get_envs()
+        .find(|(name, _)| *name == "PATH")
+        .and_then(|(_, value)| value.map(OsStr::to_owned));
+    let path = given.unwrap_or_else(|| std::env::var_os("PATH").unwrap_or_default());
     command
         .args(["-p", "--mode", "json", "--no-title"])
         .arg(format!("--model={PROVIDER}/{MODEL}"))
         .arg(prompt)
-        .env("PATH", std::env::join_paths(dirs).expect("PATH"));
+        .env("PATH", with_bun(&path));
+}
+
+/// `path` with Bun's folder first: OMP runs on Bun and installs plugins with `bun install`.
+pub fn with_bun(path: &OsStr) -> OsString {
+    let bun =
+        crate::install::installed(BUN.0, BUN.1, BUN.0).unwrap_or_else(|line| panic!("{line}"));
+    let bin_dir = bun.parent().expect("bun's bin dir").to_owned();
+    let mut dirs = vec![bin_dir];
+    dirs.extend(std::env::split_paths(path));
+    std::env::join_paths(dirs).expect("PATH")
 }
 
 fn write(path: &Path, contents: &str) {

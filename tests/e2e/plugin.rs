@@ -88,7 +88,7 @@ pub fn run_steps(
         .map(|(name, args)| {
             let output = run(args);
             let stdout = String::from_utf8_lossy(&output.stdout);
-            let listed = args[1] != "list" || listed(&stdout);
+            let listed = args.last() != Some(&"list") || listed(&stdout);
             Check {
                 name,
                 failure: (!output.status.success() || !listed).then(|| {
@@ -176,11 +176,10 @@ pub fn without_cm_checks(requests: &[Request], home: &Path, output: &Output) -> 
     checks
 }
 
-/// `cargo xtask dist --profile dev` for this machine (the `cm` this test binary was built
-/// with, packed as ADR 36's npm packages) into `dir`, then `npm install -g` of the launcher
-/// and platform tarballs into `prefix`, offline; one check for the install. `path` is the
-/// agent's PATH, which must not reach any `cm`.
-pub fn npm_install_dist(dir: &Path, prefix: &Path, path: &OsStr) -> Vec<Check> {
+/// `cargo xtask dist --profile dev` for this machine into `dir/dist`: the packed tarballs
+/// of the launcher package and this machine's platform package. `path` is the PATH the
+/// `node` that names the platform comes from.
+pub fn dist_tarballs(dir: &Path, path: &OsStr) -> Vec<PathBuf> {
     let out = dir.join("dist");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // This machine's npm platform, as Node names it (the launcher's own lookup).
@@ -228,13 +227,21 @@ pub fn npm_install_dist(dir: &Path, prefix: &Path, path: &OsStr) -> Vec<Check> {
         String::from_utf8_lossy(&dist.stderr)
     );
     // The launcher package and this machine's platform package.
-    let tarballs: Vec<PathBuf> = std::fs::read_dir(out.join("npm"))
+    std::fs::read_dir(out.join("npm"))
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "tgz"))
-        .collect();
+        .collect()
+}
+
+/// `cargo xtask dist --profile dev` for this machine (the `cm` this test binary was built
+/// with, packed as ADR 36's npm packages) into `dir`, then `npm install -g` of the launcher
+/// and platform tarballs into `prefix`, offline; one check for the install. `path` is the
+/// agent's PATH, which must not reach any `cm`.
+pub fn npm_install_dist(dir: &Path, prefix: &Path, path: &OsStr) -> Vec<Check> {
+    let tarballs = dist_tarballs(dir, path);
     let install = std::process::Command::new("npm")
         .args([
             "install",

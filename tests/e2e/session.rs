@@ -61,6 +61,14 @@ pub enum Variation {
     /// No `cm setup`: the repository installed as a Gemini CLI or Qwen Code extension with
     /// `gemini|qwen extensions install <checkout> --consent`, `cm` on PATH (`crate::extension`).
     InstalledAsExtension,
+    /// No `cm setup`: the `context-mode` npm package, packed from this build and served
+    /// by a registry on 127.0.0.1, installed with the host's own command (OpenCode, Pi,
+    /// OMP), no `cm` on PATH (`crate::npm_plugins`, ADR 41).
+    InstalledFromNpm,
+    /// The same with the registry serving the launcher package only (its platform package
+    /// missing, as on a platform without one): the session must go on as without
+    /// context-mode, each hook leaving the install line in `hook-errors.log`.
+    InstalledFromNpmWithoutCm,
 }
 
 /// Runs `agent` end to end and returns what happened; `assert_all` turns it into a verdict.
@@ -92,14 +100,33 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let as_extension = variation == Variation::InstalledAsExtension;
     let from_npm = variation == Variation::PluginFromNpm;
     let without_cm = variation == Variation::PluginWithoutCm || from_npm;
+    let package_without_cm = variation == Variation::InstalledFromNpmWithoutCm;
+    let as_package = variation == Variation::InstalledFromNpm || package_without_cm;
     let path = if as_plugin || as_extension {
         crate::plugin::path_with_cm(dir.path(), &path)
-    } else if without_cm {
+    } else if without_cm || as_package {
         crate::plugin::path_without_cm(&path)
     } else {
         path
     };
+    let path = if as_package && agent.host == Host::Omp {
+        crate::pi::with_bun(&path)
+    } else {
+        path
+    };
     let npm_prefix = dir.path().join("npm-prefix");
+    let registry = as_package.then(|| {
+        let mut tarballs = crate::plugin::dist_tarballs(dir.path(), &path);
+        if package_without_cm {
+            // `context-mode-cm-<platform>-<version>.tgz`: the platform package.
+            tarballs.retain(|t| !t.to_string_lossy().contains("context-mode-cm-"));
+        }
+        crate::registry::Registry::start(&tarballs)
+    });
+    let package_env = registry
+        .as_ref()
+        .map(|r| crate::npm_plugins::env(&r.url(), &npm_prefix))
+        .unwrap_or_default();
     let npm_installed = if from_npm {
         crate::plugin::npm_install_dist(dir.path(), &npm_prefix, &path)
     } else {
@@ -125,7 +152,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     agent.configure(&home, &project, &base);
     let run_agent = |args: &[&str]| {
         let command = &mut Command::new(&executable);
-        capture(plain(command, &home, &project, &base, &path).args(args))
+        plain(command, &home, &project, &base, &path).envs(package_env.iter().cloned());
+        capture(command.args(args))
     };
     let installed = if as_extension {
         let source = crate::extension::copy_checkout(&dir.path().join("checkout"));
@@ -136,6 +164,8 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
                 input,
             )
         })
+    } else if as_package {
+        crate::npm_plugins::install(agent.host, &run_agent, !package_without_cm)
     } else if as_plugin || without_cm {
         let mut checks = npm_installed;
         if agent.host == Host::Codex {
@@ -162,7 +192,9 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         | Variation::InstalledFromMarketplace
         | Variation::PluginWithoutCm
         | Variation::PluginFromNpm
-        | Variation::InstalledAsExtension => {}
+        | Variation::InstalledAsExtension
+        | Variation::InstalledFromNpm
+        | Variation::InstalledFromNpmWithoutCm => {}
         Variation::ServerGone => crate::served::point_server_nowhere(&home),
         Variation::ServerSilent => crate::served::point_server_at_a_silent_one(&home),
     }
@@ -178,7 +210,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
     let started = Instant::now();
     let run = |prompt: &str, resume: Option<&str>| {
         let mut command = Command::new(&executable);
-        plain(&mut command, &home, &project, &base, &path);
+        plain(&mut command, &home, &project, &base, &path).envs(package_env.iter().cloned());
         if without_cm {
             // `npm root -g` answers this prefix's folder: empty, or the npm packages.
             command.env("npm_config_prefix", &npm_prefix);
@@ -210,9 +242,20 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
         output.stdout.extend(&more.stdout);
         output.stderr.extend(&more.stderr);
     }
+    let removed = if as_package && !package_without_cm {
+        crate::npm_plugins::remove(agent.host, &run_agent)
+    } else {
+        Vec::new()
+    };
     let requests = server.requests();
     let checks = if scripted == Script::ParallelFirstTurn {
         crate::parallel::checks(&requests, &base, &project, &home, &output)
+    } else if package_without_cm {
+        let mut checks = installed;
+        checks.extend(crate::npm_plugins::without_cm_checks(
+            agent.host, &requests, &home, &output,
+        ));
+        checks
     } else if without_cm && !from_npm {
         let mut checks = installed;
         if agent.host == Host::Copilot {
@@ -230,6 +273,7 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             | Variation::InstalledFromMarketplace
             | Variation::PluginFromNpm
             | Variation::InstalledAsExtension
+            | Variation::InstalledFromNpm
     ) {
         crate::served::fail_open_checks(&requests, &home, &output)
     } else {
@@ -260,6 +304,9 @@ pub fn run_script(agent: &Agent, variation: Variation, scripted: Script) -> Sess
             checks.extend(crate::plugin::checks(&requests, &home));
         } else if as_extension {
             checks.extend(crate::extension::checks(agent.host, &requests, &home));
+        } else if as_package {
+            checks.extend(crate::npm_plugins::checks(&home, &path));
+            checks.extend(removed);
         } else if agent.setup_sees_agent && agent.host == Host::Claude {
             checks.extend(crate::served::served_checks(&home, &project));
         }

@@ -36,7 +36,8 @@ fn assert_extension(path: &Path, adapter: &str, client: &str) {
     ] {
         assert!(text.contains(&format!("pi.on(\"{event}\"")), "{event}");
     }
-    assert!(text.contains("spawn(CM, [\"serve\"]"));
+    assert!(text.contains("spawn(BINARY, [\"serve\"]"));
+    assert!(text.contains("const BINARY = CM === "));
 }
 
 #[test]

@@ -12,6 +12,16 @@ use serde_json::{Value, json};
 use crate::targets::{TARGETS, Target};
 
 pub const LAUNCHER_PACKAGE: &str = "context-mode";
+
+/// The host plugins the launcher package carries (ADR 41): each the very file `cm setup`
+/// writes, copied at pack time with its placeholders unfilled, which it reads as "a
+/// package install". `plugins/<host>.js` for the Pi extension and the OMP plugin, which
+/// take the adapter id from that file name.
+pub const HOST_PLUGINS: &[(&str, &str)] = &[
+    ("plugins/opencode.js", "configs/opencode/context-mode.js"),
+    ("plugins/pi.js", "configs/pi/context-mode.js"),
+    ("plugins/omp.js", "configs/pi/context-mode.js"),
+];
 const DESCRIPTION: &str = "context-mode: keeps tool output out of a coding agent's context and rebuilds its state after compaction";
 
 /// The platform package of `target`, its binary copied from `binary`, packed into
@@ -65,6 +75,14 @@ pub fn pack_launcher(root: &Path, out_dir: &Path, version: &str) -> Result<PathB
     std::fs::copy(&source, &launcher)
         .with_context(|| format!("cannot copy {}", source.display()))?;
     make_executable(&launcher)?;
+    let plugin_dir = dir.join("plugins");
+    std::fs::create_dir_all(&plugin_dir)
+        .with_context(|| format!("cannot create {}", plugin_dir.display()))?;
+    for (entry, source) in HOST_PLUGINS {
+        let source = root.join(source);
+        std::fs::copy(&source, dir.join(entry))
+            .with_context(|| format!("cannot copy {}", source.display()))?;
+    }
     let readme = root.join("npm/launcher/README.md");
     std::fs::copy(&readme, dir.join("README.md"))
         .with_context(|| format!("cannot copy {}", readme.display()))?;
@@ -84,7 +102,14 @@ pub fn launcher_manifest(version: &str) -> Value {
         "description": DESCRIPTION,
         "license": "MIT",
         "bin": { "context-mode": "bin/cm.js", "cm": "bin/cm.js" },
-        "files": ["bin/", "README.md", "LICENSE"],
+        // OpenCode's `opencode plugin` takes `main` as the server plugin; Pi's `pi install`
+        // lists packages by the keyword and loads `pi.extensions`; OMP's `omp plugin
+        // install` loads `omp.extensions` (before `pi`).
+        "main": "plugins/opencode.js",
+        "keywords": ["pi-package", "opencode-plugin", "omp-plugin", "mcp", "context"],
+        "pi": { "extensions": ["./plugins/pi.js"] },
+        "omp": { "extensions": ["./plugins/omp.js"] },
+        "files": ["bin/", "plugins/", "README.md", "LICENSE"],
         "engines": { "node": ">=16" },
         "optionalDependencies": optional,
     })
@@ -183,6 +208,42 @@ mod tests {
             assert_eq!(optional[&t.npm_package()], "1.2.3");
         }
         assert_eq!(manifest["bin"]["cm"], "bin/cm.js");
+    }
+
+    #[test]
+    fn every_plugin_entry_the_manifest_names_is_packed() {
+        let manifest = launcher_manifest("1.0.0");
+        let packed: Vec<String> = HOST_PLUGINS.iter().map(|(e, _)| format!("./{e}")).collect();
+        for named in [
+            &manifest["pi"]["extensions"][0],
+            &manifest["omp"]["extensions"][0],
+        ] {
+            assert!(packed.iter().any(|p| named == p.as_str()), "{named}");
+        }
+        assert!(packed.contains(&format!(
+            "./{}",
+            manifest["main"].as_str().unwrap_or_default()
+        )));
+    }
+
+    /// The package's binary lookup and its fail-open log line, written out in both
+    /// plugin files (`cm setup` writes each whole, so they cannot import a shared one).
+    #[test]
+    fn both_plugins_find_cm_with_the_same_code() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let lookup = |file: &str| {
+            let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+            let start = text.find("function packagedCm()");
+            let end = text.find("// The log is a courtesy");
+            match (start, end) {
+                (Some(start), Some(end)) if start < end => text[start..end].to_owned(),
+                _ => panic!("{file} has no packagedCm … logMissing"),
+            }
+        };
+        assert_eq!(
+            lookup("configs/opencode/context-mode.js"),
+            lookup("configs/pi/context-mode.js")
+        );
     }
 
     #[test]

@@ -386,3 +386,111 @@ fn without_its_platform_package_the_launcher_says_which_one_in_one_line() {
         "{message}"
     );
 }
+
+/// The launcher package is also the OpenCode plugin, the Pi package and the OMP plugin
+/// (ADR 41): its manifest names the entries each host loads, and each entry is the very
+/// file `cm setup` writes, placeholders unfilled.
+#[test]
+fn the_launcher_package_carries_the_host_plugins_setup_writes() {
+    let dist = dist();
+    let machine = Machine::new();
+    machine.install_global(&[&dist.launcher, &dist.platform]);
+    let package = machine.prefix().join("lib/node_modules/context-mode");
+    let text = std::fs::read_to_string(package.join("package.json")).expect("package.json");
+    let manifest: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(manifest["main"], "plugins/opencode.js", "{manifest}");
+    assert_eq!(manifest["pi"]["extensions"][0], "./plugins/pi.js");
+    assert_eq!(manifest["omp"]["extensions"][0], "./plugins/omp.js");
+    assert!(
+        manifest["keywords"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(|k| k == "pi-package")),
+        "{manifest}"
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (entry, source) in [
+        ("plugins/opencode.js", "configs/opencode/context-mode.js"),
+        ("plugins/pi.js", "configs/pi/context-mode.js"),
+        ("plugins/omp.js", "configs/pi/context-mode.js"),
+    ] {
+        let packed = std::fs::read(package.join(entry)).expect("a packed plugin");
+        let written = std::fs::read(root.join(source)).expect("the source");
+        assert!(packed == written, "{entry} differs from {source}");
+    }
+}
+
+/// The package's Pi extension loaded from a folder with no platform package beside it,
+/// npm's `cm` (the Node launcher) on PATH ahead of a `node` that only leaves a mark: the
+/// extension must find the binary the launcher would run and start it directly, so its
+/// `ctx_*` tools register and no Node starts (ADR 41: a hook never pays for Node).
+#[test]
+fn a_plugin_with_npms_cm_on_path_runs_the_native_binary_without_node() {
+    let dist = dist();
+    let machine = Machine::new();
+    machine.install_global(&[&dist.launcher, &dist.platform]);
+    let elsewhere = machine.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    let plugin = elsewhere.join("pi.js");
+    std::fs::copy(
+        machine
+            .prefix()
+            .join("lib/node_modules/context-mode/plugins/pi.js"),
+        &plugin,
+    )
+    .expect("copy the packed extension");
+    let driver = elsewhere.join("drive.mjs");
+    std::fs::write(&driver, PI_DRIVER).expect("write the driver");
+    let trap = machine.dir.path().join("node-trap");
+    std::fs::create_dir_all(&trap).expect("mkdir");
+    let mark = machine.dir.path().join("node-ran");
+    std::fs::write(
+        trap.join("node"),
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", mark.display()),
+    )
+    .expect("write the trap");
+    std::fs::set_permissions(
+        trap.join("node"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod the trap");
+    let path = std::env::join_paths([
+        machine.prefix().join("bin"),
+        trap,
+        "/usr/bin".into(),
+        "/bin".into(),
+    ])
+    .expect("PATH");
+    let output = machine
+        .command(node_dir().join("node"))
+        .arg(&driver)
+        .arg(&plugin)
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the driver");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", stdout(&output)));
+    let tools = seen["tools"].as_array().cloned().unwrap_or_default();
+    assert!(tools.iter().any(|t| t == "ctx_execute"), "{seen}");
+    assert!(
+        !mark.exists(),
+        "the extension started Node (npm's launcher)"
+    );
+}
+
+/// Imports the extension with a stand-in of Pi's API, waits for its tools, shuts it down
+/// and prints what it registered.
+const PI_DRIVER: &str = r#"
+const { default: extension } = await import(process.argv[2]);
+const handlers = {};
+const tools = [];
+const warnings = [];
+await extension({
+  on: (event, handler) => { handlers[event] = handler; },
+  registerTool: (tool) => tools.push(tool.name),
+  logger: { warn: (line) => warnings.push(line) },
+});
+await handlers.session_shutdown?.();
+process.stdout.write(JSON.stringify({ tools, warnings }));
+"#;
