@@ -19,6 +19,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "permissions",
             "readiness",
             "agent_session",
+            "state_memo",
             "upgrade",
             "model",
             "worktree",

@@ -38,6 +38,8 @@ pub const STORE_STATEMENTS_CACHED_MAX: usize = 128;
 /// The longest a bulk writer (a directory `ctx_index`) waits between two files for the
 /// writes of hooks an agent is waiting on (`store::let_urgent_writes_in`).
 pub const URGENT_WRITE_YIELD_MAX_MS: u64 = 50;
+/// How long the timings of served hooks wait to be written together, after the replies.
+pub const SERVED_TIMINGS_FLUSH_MS: u64 = 100;
 /// SQLite page cache of one connection, at most (filled as pages are read).
 pub const DB_PAGE_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// A store closes with a WAL checkpoint (TRUNCATE, never waiting) only when its WAL is

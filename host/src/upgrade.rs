@@ -55,7 +55,31 @@ pub enum NpmInstall {
     Npx,
     /// A dependency of the project at this directory.
     Project(PathBuf),
+    /// The package an agent host installed as its own plugin (ADR 41): OMP's Bun in
+    /// `~/.omp/plugins/`, OpenCode's installer in `~/.cache/opencode/packages/`. The
+    /// host's own command updates it.
+    Host {
+        host: &'static str,
+        update: &'static str,
+    },
 }
+
+/// The hosts that install the npm package as their plugin into a folder of their own:
+/// (two words of that folder, in order, the host, its update command).
+const PACKAGE_HOSTS: [(&str, &str, &str, &str); 2] = [
+    (
+        ".omp",
+        "plugins",
+        "OMP",
+        "omp plugin install context-mode --force",
+    ),
+    (
+        "opencode",
+        "packages",
+        "OpenCode",
+        "opencode plugin context-mode -g -f",
+    ),
+];
 
 /// Where `exe` (an absolute, canonical path as `os` writes it) came from. `cargo_bin`:
 /// where `cargo install` puts binaries. Pure: reads nothing.
@@ -104,8 +128,15 @@ fn npm_channel(exe: &str, dir: &[&str], os: Os) -> Option<Channel> {
     }
     let package = format!("{NPM_SCOPE}/{package}");
     let above = &dir[..dir.len() - 4];
+    let host = PACKAGE_HOSTS.iter().find(|(first, second, ..)| {
+        above
+            .windows(2)
+            .any(|w| os.same_name(w[0], first) && os.same_name(w[1], second))
+    });
     let install = if above.iter().any(|w| os.same_name(w, NPX_CACHE_DIR)) {
         NpmInstall::Npx
+    } else if let Some((.., host, update)) = host {
+        NpmInstall::Host { host, update }
     } else if let [.., parent, launcher] = above
         && os.same_name(parent, "node_modules")
         && os.same_name(launcher, NPM_LAUNCHER)
@@ -211,6 +242,15 @@ pub fn info_for(exe: &Path, cargo_bin: &Path, home: Option<&Path>, recorded: &Pa
                 ));
                 commands.push(format!("npx -y {NPM_LAUNCHER}@latest setup"));
             }
+            NpmInstall::Host { host, update } => {
+                notes.push(format!(
+                    "channel: npm package installed by {host} as its plugin ({package})"
+                ));
+                notes.push(format!(
+                    "{host} runs this package's cm wherever its update puts it: nothing to refresh"
+                ));
+                commands.push((*update).to_owned());
+            }
             NpmInstall::Project(project) => {
                 notes.push(format!(
                     "channel: npm, a dependency of {} ({package})",
@@ -284,9 +324,8 @@ pub fn info_for(exe: &Path, cargo_bin: &Path, home: Option<&Path>, recorded: &Pa
         plugins: home
             .map(|home| {
                 let mut plugins = host_plugins(&home.join(".claude"), &codex_home(home));
-                plugins.extend(copilot_plugins(
-                    &crate::doctor::copilot_plugin::copilot_home(home),
-                ));
+                plugins.extend(copilot_plugins(&copilot_records::copilot_home(home)));
+                plugins.extend(package_plugins(home));
                 plugins
             })
             .unwrap_or_default(),
@@ -436,7 +475,7 @@ fn host_plugins(claude: &Path, codex: &Path) -> Vec<(String, String)> {
 /// `…@<marketplace>` from a marketplace (it fetches the marketplace first). A local
 /// marketplace's plugin is loaded where it is and has nothing to update (ADR 40).
 fn copilot_plugins(copilot_home: &Path) -> Vec<(String, String)> {
-    crate::doctor::copilot_plugin::copied_installs(copilot_home)
+    copilot_records::copied_installs(copilot_home)
         .into_iter()
         .map(|(marketplace, _)| {
             let name = match marketplace.as_str() {
@@ -448,6 +487,54 @@ fn copilot_plugins(copilot_home: &Path) -> Vec<(String, String)> {
                 format!("copilot plugin update {name}"),
             )
         })
+        .collect()
+}
+
+/// The hosts that installed the npm package as their plugin (ADR 41), from their own
+/// records: OpenCode's `plugin` list (`~/.config/opencode/opencode.json` or `.jsonc`),
+/// Pi's `packages` (`~/.pi/agent/settings.json`), OMP's plugin dependencies
+/// (`~/.omp/plugins/package.json`). A record that is absent or unreadable counts as none.
+fn package_plugins(home: &Path) -> Vec<(String, String)> {
+    let read = |path: PathBuf| {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| crate::permissions::parse_settings_value(&text).ok())
+    };
+    let names_us = |entry: &serde_json::Value, prefix: &str| {
+        entry.as_str().is_some_and(|e| {
+            e.strip_prefix(prefix).is_some_and(|name| {
+                name == NPM_LAUNCHER || name.starts_with(&format!("{NPM_LAUNCHER}@"))
+            })
+        })
+    };
+    let listed = |doc: Option<serde_json::Value>, key: &str, prefix: &str| {
+        doc.as_ref()
+            .and_then(|d| d[key].as_array())
+            .is_some_and(|list| list.iter().any(|e| names_us(e, prefix)))
+    };
+    let opencode = home.join(".config").join("opencode");
+    let mut found = Vec::new();
+    if ["opencode.json", "opencode.jsonc"]
+        .iter()
+        .any(|file| listed(read(opencode.join(file)), "plugin", ""))
+    {
+        found.push(("OpenCode", PACKAGE_HOSTS[1].3));
+    }
+    if listed(
+        read(home.join(".pi").join("agent").join("settings.json")),
+        "packages",
+        "npm:",
+    ) {
+        found.push(("Pi", "pi update --extensions"));
+    }
+    if read(home.join(".omp").join("plugins").join("package.json"))
+        .is_some_and(|p| p["dependencies"].get(NPM_LAUNCHER).is_some())
+    {
+        found.push(("OMP", PACKAGE_HOSTS[0].3));
+    }
+    found
+        .into_iter()
+        .map(|(host, update)| (host.to_owned(), update.to_owned()))
         .collect()
 }
 
@@ -499,6 +586,8 @@ fn shell_word(word: &str) -> String {
     }
     format!("'{}'", word.replace('\'', r"'\''"))
 }
+
+pub mod copilot_records;
 
 #[cfg(test)]
 mod tests;

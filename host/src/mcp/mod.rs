@@ -55,7 +55,7 @@ async fn run() -> anyhow::Result<()> {
     let server = CmServer::new(service.clone());
     let transport = transport::StdioTransport::new(
         tokio::io::stdin(),
-        transport::Stdout::new(),
+        transport::Stdout::default(),
         lifecycle.clone(),
     );
     let running = tokio::select! {
@@ -142,6 +142,7 @@ async fn wind_down(service: &Service) {
         tracing::warn!("a store call still runs at exit; SQLite rolls it back on next open");
     }
     service.terminate_children();
+    crate::service::deferred_timings::flush();
 }
 
 fn init_logging() {

@@ -178,8 +178,8 @@ pub struct Stdout {
     pooling: bool,
 }
 
-impl Stdout {
-    pub fn new() -> Self {
+impl Default for Stdout {
+    fn default() -> Self {
         Stdout {
             pooled: tokio::io::stdout(),
             pooling: false,

@@ -184,6 +184,16 @@ pub fn record_timing(
     elapsed: std::time::Duration,
 ) {
     let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+    if let Some(shared) = &store.shared {
+        // A hook the server answers: written after its reply (see `deferred_timings`).
+        super::deferred_timings::defer(
+            shared.clone(),
+            platform,
+            &event_name.to_ascii_lowercase(),
+            micros,
+        );
+        return;
+    }
     store.with(&|_| {}, |store| {
         store.record_hook_timing(platform, &event_name.to_ascii_lowercase(), micros)
     });

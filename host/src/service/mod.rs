@@ -3,6 +3,7 @@
 //! parses arguments and calls in here; this layer calls the store, sandbox and fetcher.
 
 pub mod continuity;
+pub mod deferred_timings;
 mod doctor;
 mod execute;
 mod guard;

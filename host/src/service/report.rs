@@ -20,6 +20,7 @@ pub struct StatsParams {}
 pub struct InsightParams {}
 
 pub fn stats(service: &Service) -> Reply {
+    super::deferred_timings::flush();
     let store = service.store().ok();
     match report::gather(
         store.as_deref(),
@@ -36,6 +37,7 @@ pub fn stats(service: &Service) -> Reply {
 }
 
 pub fn insight(service: &Service) -> Reply {
+    super::deferred_timings::flush();
     let store = service.store().ok();
     match write_insight(store.as_deref(), &service.root, &service.project_dir) {
         Ok((path, summary)) => Reply::ok(format!("Insight report: {}\n{summary}", path.display())),

@@ -50,6 +50,25 @@ impl Store {
         })
     }
 
+    /// Records hook runs' whole durations, `(platform, event, duration_us, at_ms)` each,
+    /// in one transaction.
+    pub fn record_hook_timings(&mut self, runs: &[(String, String, u64, i64)]) -> Result<()> {
+        self.write(|tx| {
+            let mut prune = false;
+            for (platform, event, duration_us, at_ms) in runs {
+                tx.prepare_cached(
+                    "INSERT INTO hook_timings(platform, event, duration_us, created_at) VALUES (?1, ?2, ?3, ?4)",
+                )?
+                .execute(params![platform, event, to_i64(*duration_us), at_ms])?;
+                prune |= super::reclaim::prunes_after(tx.last_insert_rowid());
+            }
+            if prune {
+                super::reclaim::prune_hook_timings(tx)?;
+            }
+            Ok(())
+        })
+    }
+
     /// Records one hook run's whole duration.
     pub fn record_hook_timing(
         &mut self,

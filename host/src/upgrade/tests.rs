@@ -257,3 +257,88 @@ fn doctors_reinstall_line_follows_the_channel() {
         "{line}"
     );
 }
+
+/// The platform package OMP's Bun and OpenCode's installer put beside the plugin package
+/// (ADR 41) is updated by the host's own command, not by npm in that folder.
+#[test]
+fn a_package_a_host_installed_as_its_plugin_is_updated_by_that_host() {
+    let omp = unix("/home/u/.omp/plugins/node_modules/@context-mode/cm-linux-x64/bin/cm");
+    assert_eq!(
+        omp,
+        npm(
+            "@context-mode/cm-linux-x64",
+            NpmInstall::Host {
+                host: "OMP",
+                update: "omp plugin install context-mode --force"
+            }
+        )
+    );
+    let opencode = unix(
+        "/home/u/.cache/opencode/packages/context-mode@latest/node_modules/@context-mode/cm-linux-x64/bin/cm",
+    );
+    assert_eq!(
+        opencode,
+        npm(
+            "@context-mode/cm-linux-x64",
+            NpmInstall::Host {
+                host: "OpenCode",
+                update: "opencode plugin context-mode -g -f"
+            }
+        )
+    );
+    let home = tempfile::tempdir().unwrap();
+    let exe = home
+        .path()
+        .join(".omp/plugins/node_modules/@context-mode/cm-linux-x64/bin/cm");
+    let info = info_for(&exe, Path::new(CARGO_BIN), None, home.path());
+    assert_eq!(info.commands, ["omp plugin install context-mode --force"]);
+    assert_eq!(
+        reinstall_line_for(&info),
+        "omp plugin install context-mode --force"
+    );
+}
+
+/// What `opencode plugin context-mode -g`, `pi install npm:context-mode` and `omp plugin
+/// install context-mode` record, each read back as that host's update line; someone
+/// else's package of a similar name is not ours.
+#[test]
+fn hosts_that_installed_the_package_get_their_update_line() {
+    let home = tempfile::tempdir().unwrap();
+    let at = |path: &str, text: &str| {
+        let file = home.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    assert!(package_plugins(home.path()).is_empty());
+    at(
+        ".config/opencode/opencode.jsonc",
+        "// OpenCode's config\n{\"plugin\": [\"context-mode-extra\", \"context-mode@latest\"]}",
+    );
+    at(
+        ".pi/agent/settings.json",
+        r#"{"packages": ["npm:context-mode"]}"#,
+    );
+    at(
+        ".omp/plugins/package.json",
+        r#"{"dependencies": {"context-mode": "^0.1.0"}}"#,
+    );
+    let lines: Vec<(String, String)> = [
+        ("OpenCode", "opencode plugin context-mode -g -f"),
+        ("Pi", "pi update --extensions"),
+        ("OMP", "omp plugin install context-mode --force"),
+    ]
+    .iter()
+    .map(|(h, u)| ((*h).to_owned(), (*u).to_owned()))
+    .collect();
+    assert_eq!(package_plugins(home.path()), lines);
+    at(
+        ".config/opencode/opencode.jsonc",
+        r#"{"plugin": ["context-mode-extra"]}"#,
+    );
+    at(
+        ".pi/agent/settings.json",
+        r#"{"packages": ["npm:context-mode-fork"]}"#,
+    );
+    at(".omp/plugins/package.json", "{oops");
+    assert!(package_plugins(home.path()).is_empty());
+}
