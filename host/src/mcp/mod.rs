@@ -54,7 +54,7 @@ async fn run() -> anyhow::Result<()> {
     let lifecycle = Lifecycle::new();
     let server = CmServer::new(service.clone());
     let transport = transport::StdioTransport::new(
-        tokio::io::stdin(),
+        crate::platform::serve_stdin(),
         transport::Stdout::default(),
         lifecycle.clone(),
     );

@@ -8,8 +8,8 @@ pub use super::unix::tree::ProcessTree;
 pub use super::unix::{
     FILE_OPENER, HOME_VARIABLES, Termination, create_private_dir, detach,
     end_quietly_when_stdout_closes, executable_names, exists, exit_signal, file_identity,
-    is_executable, mode_bits, open_nonblocking, parent_pid, replace_state_file, set_mode_bits,
-    special_kind, symlink, without_verbatim_prefix,
+    is_executable, mode_bits, open_nonblocking, parent_pid, replace_state_file, serve_stdin,
+    set_mode_bits, special_kind, symlink, without_verbatim_prefix,
 };
 
 use crate::platform::child::{Net, Plan};

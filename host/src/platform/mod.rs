@@ -125,6 +125,12 @@ impl Termination {
     }
 }
 
+/// `cm serve`'s stdin, read as cheaply as the OS allows (a pipe through the reactor on
+/// Unix; tokio's reader elsewhere).
+pub fn serve_stdin() -> Box<dyn tokio::io::AsyncRead + Send + Unpin> {
+    os::serve_stdin()
+}
+
 /// The user's home directory: the first of the OS's variables for it that is set and
 /// not empty (`HOME`; on Windows, where Git Bash sets `HOME` and everything else
 /// sets `USERPROFILE`, then `USERPROFILE`).

@@ -201,3 +201,24 @@ pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
 pub fn without_verbatim_prefix(path: std::path::PathBuf) -> std::path::PathBuf {
     path
 }
+
+/// `cm serve`'s stdin. A pipe (what every agent gives its server) is read by the async
+/// workers themselves, woken by the reactor: tokio's own stdin reads on a thread of its
+/// blocking pool, one more thread to wake per message. Setting the pipe non-blocking
+/// touches no one else: the agent holds the other end, and every child `cm` starts gets
+/// its own stdin. Anything else (a terminal, a file) keeps tokio's reader.
+pub fn serve_stdin() -> Box<dyn tokio::io::AsyncRead + Send + Unpin> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let pipe = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .ok()
+        .filter(|file| file.metadata().is_ok_and(|m| m.file_type().is_fifo()))
+        .and_then(|file| tokio::net::unix::pipe::Receiver::from_file(file).ok());
+    match pipe {
+        Some(pipe) => Box::new(pipe),
+        None => Box::new(tokio::io::stdin()),
+    }
+}

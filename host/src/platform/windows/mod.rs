@@ -256,3 +256,9 @@ pub fn command(
 
 /// The system heap returns freed pages itself.
 pub fn release_freed_heap() {}
+
+/// `cm serve`'s stdin: tokio's reader (its blocking pool), the one that works for every
+/// kind of handle here.
+pub fn serve_stdin() -> Box<dyn tokio::io::AsyncRead + Send + Unpin> {
+    Box::new(tokio::io::stdin())
+}
