@@ -261,10 +261,10 @@ def served_p50(cfg):
                            text=True).stdout
     found = {}
     for line in stats.splitlines():
-        m = re.search(r"claude-code\s+(\w+) \(served\)\s+(\d+)\s+([\d.]+) (µs|ms)", line)
+        m = re.search(r"claude-code\s+(\w+) \(served\)\s+([\d,]+)\s+([\d.]+) (µs|ms)", line)
         if m:
             value = float(m.group(3)) / (1000 if m.group(4) == "µs" else 1)
-            found[m.group(1)] = (value, int(m.group(2)))
+            found[m.group(1)] = (value, int(m.group(2).replace(",", "")))
     return found
 
 
