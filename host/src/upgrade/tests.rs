@@ -287,9 +287,17 @@ fn a_package_a_host_installed_as_its_plugin_is_updated_by_that_host() {
         )
     );
     let home = tempfile::tempdir().unwrap();
-    let exe = home
-        .path()
-        .join(".omp/plugins/node_modules/@context-mode/cm-linux-x64/bin/cm");
+    let exe = [
+        ".omp",
+        "plugins",
+        "node_modules",
+        "@context-mode",
+        "cm-linux-x64",
+        "bin",
+    ]
+    .iter()
+    .fold(home.path().to_path_buf(), |dir, word| dir.join(word))
+    .join(Os::current().executable_name("cm"));
     let info = info_for(&exe, Path::new(CARGO_BIN), None, home.path());
     assert_eq!(info.commands, ["omp plugin install context-mode --force"]);
     assert_eq!(
