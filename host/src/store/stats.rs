@@ -76,16 +76,7 @@ impl Store {
         event: &str,
         duration_us: u64,
     ) -> Result<()> {
-        self.write(|tx| {
-            tx.prepare_cached(
-                "INSERT INTO hook_timings(platform, event, duration_us, created_at) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![platform, event, to_i64(duration_us), now_ms()])?;
-            if super::reclaim::prunes_after(tx.last_insert_rowid()) {
-                super::reclaim::prune_hook_timings(tx)?;
-            }
-            Ok(())
-        })
+        self.record_hook_timings(&[(platform.to_owned(), event.to_owned(), duration_us, now_ms())])
     }
 
     /// Per-tool totals for one session, or all time when `session_id` is `None`;

@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::{PLUGIN, plan_json, pretty_json, routing_skill};
+use super::{PLUGIN, plan_json, plan_text, pretty_json, routing_skill};
 use crate::env;
 use crate::model::{EditKind, MCP_SERVER_NAME, SetupPlan};
 
@@ -30,12 +30,7 @@ pub fn render_antigravity(
         .and_then(Value::as_object_mut)
         .ok_or("the plan registers no context-mode server")?;
     server.insert("env".to_owned(), json!({env::PLATFORM: ADAPTER}));
-    let routing = &plan
-        .edits
-        .iter()
-        .find(|e| e.kind == EditKind::Instructions)
-        .ok_or("the plan has no routing rule")?
-        .content;
+    let routing = plan_text(plan, EditKind::Instructions)?;
     let manifest = json!({
         "name": PLUGIN,
         "version": version,
@@ -46,7 +41,7 @@ pub fn render_antigravity(
         (at("plugin.json"), pretty_json(&manifest)?),
         (at("mcp_config.json"), pretty_json(&servers)?),
         (at("hooks.json"), pretty_json(&hooks)?),
-        (at("rules/context-mode.md"), routing.clone()),
+        (at("rules/context-mode.md"), routing.to_owned()),
         (at("skills/context-mode/SKILL.md"), routing_skill(routing)),
     ])
 }

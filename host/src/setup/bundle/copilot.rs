@@ -19,7 +19,7 @@
 
 use serde_json::{Value, json};
 
-use super::{listing, plan_json, plugin_server_entry, pretty_json, routing_skill};
+use super::{listing, plan_json, plan_text, plugin_server_entry, pretty_json, routing_skill};
 use crate::model::{EditKind, MCP_SERVER_NAME, SetupPlan};
 
 /// The plugin's folder, from the repository root (`copilot plugin install
@@ -65,12 +65,7 @@ pub fn render_copilot(
         .as_object_mut()
         .ok_or("the server's env is not an object")?;
     env.insert(crate::env::PROJECT_DIR.to_owned(), Value::from("${PWD}"));
-    let routing = &plan
-        .edits
-        .iter()
-        .find(|e| e.kind == EditKind::Instructions)
-        .ok_or("the plan has no routing instructions")?
-        .content;
+    let routing = plan_text(plan, EditKind::Instructions)?;
     let (marketplace, manifest) = listing(
         "Copilot's",
         "GitHub Copilot CLI",

@@ -368,14 +368,18 @@ fn pretty_json(value: &Value) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The JSON document of the plan's first `kind` edit.
-fn plan_json(plan: &SetupPlan, kind: EditKind) -> Result<Value, String> {
-    let edit = plan
-        .edits
+/// The text of the plan's first `kind` edit.
+fn plan_text(plan: &SetupPlan, kind: EditKind) -> Result<&str, String> {
+    plan.edits
         .iter()
         .find(|e| e.kind == kind)
-        .ok_or(format!("the plan has no {kind:?} edit"))?;
-    serde_json::from_str(&edit.content).map_err(|e| e.to_string())
+        .map(|e| e.content.as_str())
+        .ok_or(format!("the plan has no {kind:?} edit"))
+}
+
+/// The JSON document of the plan's first `kind` edit.
+fn plan_json(plan: &SetupPlan, kind: EditKind) -> Result<Value, String> {
+    serde_json::from_str(plan_text(plan, kind)?).map_err(|e| e.to_string())
 }
 
 /// A plan hook in extension form: `cm …` runs the shared launcher.
