@@ -11,7 +11,8 @@ mod served;
 pub mod session_state;
 
 pub use served::{
-    HookCall, SERVED_EVENT_SUFFIX, Server as ServedBy, answer as answer_served, warm as warm_served,
+    HookCall, SERVED_EVENT_SUFFIX, Server as ServedBy, answer as answer_served, answers_at_once,
+    warm as warm_served,
 };
 
 use std::io::Write;

@@ -84,6 +84,17 @@ pub fn warm(server: Server<'_>, platforms: &[String]) {
     SERVED.warm(server, platforms);
 }
 
+/// Whether a call of this platform would find what it needs loaded: an idle adapter
+/// instance and an idle policy chain. Such a call takes well under a millisecond, so the
+/// server answers it on the thread it arrived on (`mcp::tools`, ADR 35).
+pub fn answers_at_once(platform: &str) -> bool {
+    SERVED.chains.idle() > 0
+        && SERVED
+            .warm
+            .lock()
+            .is_ok_and(|warm| warm.get(platform).is_some_and(|idle| !idle.is_empty()))
+}
+
 impl ServedHooks {
     fn warm(&self, server: Server<'_>, platforms: &[String]) {
         let log = |message: &str| error_log::append(Some(server.root), "serve", "warm-up", message);

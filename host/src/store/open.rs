@@ -200,6 +200,14 @@ pub(super) fn configure(conn: &mut Connection, cache_bytes: usize) -> rusqlite::
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
         true,
     )?;
+    // Without the planner's stability guarantee SQLite 3.54 plans `LIMIT ?`, `OFFSET ?`
+    // and some `=` terms for the value bound, so binding a new value expires the cached
+    // statement and the next step compiles it again: the journal's reads and prunes of
+    // every served hook, and every search, were parsed on every call (ADR 35).
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
     Ok(())
 }
 

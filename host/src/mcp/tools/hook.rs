@@ -33,7 +33,10 @@ pub(super) fn spec() -> ToolSpec {
         description: DESCRIPTION,
         hints: Hints::STORES,
         bulk: false,
-        handler: Handler::InPlace(|service, params, _| answer(service, params)),
+        handler: Handler::InPlace {
+            run: |service, params, _| answer(service, params),
+            quick: |params| crate::hooks::answers_at_once(&params.platform),
+        },
     })
 }
 

@@ -79,10 +79,16 @@ pub enum Handler<P> {
     /// SQLite work, reading files: on the blocking pool, off the async workers.
     Blocking(fn(&Service, P, &Value) -> Reply),
     /// Blocking work of well under a millisecond that answers an agent waiting on it (a
-    /// served hook): run where the call arrived, the worker handing its other tasks to
-    /// another thread meanwhile (`block_in_place`), since the blocking pool's two thread
-    /// hops cost more than the work.
-    InPlace(fn(&Service, P, &Value) -> Reply),
+    /// served hook): run where the call arrived, since the blocking pool's two thread
+    /// hops cost more than the work. When `quick` says all it needs is loaded, on the
+    /// worker itself (the other worker goes on reading stdin); else the worker hands its
+    /// other tasks to another thread meanwhile (`block_in_place`), which costs a thread
+    /// wake-up but keeps a slow call (a plugin to load, a store lock to wait for) from
+    /// holding a worker.
+    InPlace {
+        run: fn(&Service, P, &Value) -> Reply,
+        quick: fn(&P) -> bool,
+    },
     /// A child process or a fetch: async, so a cancelled call drops it (a child is
     /// killed with its group by the sandbox's guard).
     Async(fn(Arc<Service>, P, Value) -> PendingReply),
@@ -178,16 +184,16 @@ impl ToolSpec {
                 });
                 Ok(prepared)
             }),
-            Handler::InPlace(run) => Box::new(move |raw| {
+            Handler::InPlace { run, quick } => Box::new(move |raw| {
                 let params = parse::<P>(name, raw)?;
                 let prepared: Prepared = Box::new(move |service, raw| {
                     Box::pin(async move {
                         let _running = super::lifecycle::BlockingCall::start();
                         let flavor = tokio::runtime::Handle::current().runtime_flavor();
-                        if flavor == tokio::runtime::RuntimeFlavor::MultiThread {
+                        // A one-thread runtime has no worker to hand tasks to.
+                        if flavor == tokio::runtime::RuntimeFlavor::MultiThread && !quick(&params) {
                             tokio::task::block_in_place(|| run(&service, params, &raw))
                         } else {
-                            // A one-thread runtime has no worker to hand tasks to.
                             run(&service, params, &raw)
                         }
                     })
