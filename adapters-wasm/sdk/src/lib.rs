@@ -22,6 +22,7 @@ pub mod golden;
 pub mod hostile;
 pub mod json;
 pub mod mcp_only;
+pub mod opencode_wire;
 pub mod output;
 pub mod pi_wire;
 mod policy_types;
