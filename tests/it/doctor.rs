@@ -259,7 +259,7 @@ fn a_missing_runtime_warns_with_its_install_command() {
     assert!(
         ruby["detail"]
             .as_str()
-            .is_some_and(|d| d.contains("none of ruby found on PATH")),
+            .is_some_and(|d| d.contains("ruby not found on PATH")),
         "{ruby:#}"
     );
     // No package manager on this PATH: the platform's usual one (apt on Linux).
