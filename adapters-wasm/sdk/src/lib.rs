@@ -14,6 +14,7 @@ extern crate self as context_mode_sdk;
 
 pub mod claude_wire;
 pub mod contract;
+pub mod copilot_wire;
 pub mod events;
 mod export;
 #[cfg(not(target_arch = "wasm32"))]
