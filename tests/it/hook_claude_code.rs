@@ -34,6 +34,7 @@ fn without_a_live_server_redirects_pass_through() {
     let sandbox = CLAUDE.project();
     for case in [
         "webfetch",
+        "mcp-fetch",
         "curl",
         "python-requests",
         "gradlew",

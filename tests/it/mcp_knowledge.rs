@@ -518,7 +518,7 @@ fn flood_guard_with(normal: &str, reduced: &str, window: &str) {
     }
     let reply = search(&mut client, query.clone());
     assert!(
-        reply.starts_with("redirected to ctx_batch_execute"),
+        reply.starts_with("redirected to mcp__context-mode__ctx_batch_execute"),
         "{reply}"
     );
     assert_eq!(result_count(&reply), 0, "{reply}");
@@ -1017,4 +1017,24 @@ fn hook_timings_stay_bounded_after_many_hook_runs() {
     assert!(client.close().success());
     let rows = hook_timing_rows(&db);
     assert!(rows <= HOOK_TIMINGS_MAX_ROWS, "{rows} rows kept");
+}
+
+/// A reply names the next call as the host's redirects do (`mcp__context-mode__…` for
+/// Claude Code, whose deferred tools load only by that name); a client no adapter claims
+/// gets the tools' own names.
+#[test]
+fn replies_name_tools_as_the_hosts_redirects_do() {
+    let sandbox = Sandbox::new();
+    for (client_name, search) in [
+        ("claude-code", "mcp__context-mode__ctx_search"),
+        ("some-mcp-client", "ctx_search"),
+    ] {
+        let mut client = McpClient::spawn_as(sandbox.cm().arg("serve"), client_name);
+        let reply = index_content(&mut client, GUIDE, "guide");
+        assert!(
+            reply.contains(&format!("Search it: {search}(queries: [")),
+            "{client_name}: {reply}"
+        );
+        assert!(client.close().success());
+    }
 }

@@ -14,6 +14,7 @@ extern crate self as context_mode_sdk;
 
 pub mod claude_wire;
 pub mod contract;
+pub mod copilot_wire;
 pub mod events;
 mod export;
 #[cfg(not(target_arch = "wasm32"))]
@@ -22,6 +23,7 @@ pub mod golden;
 pub mod hostile;
 pub mod json;
 pub mod mcp_only;
+pub mod opencode_wire;
 pub mod output;
 pub mod pi_wire;
 mod policy_types;

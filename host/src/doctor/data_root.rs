@@ -79,10 +79,44 @@ fn root_check(root: &Path) -> Check {
                 probe_dir.display()
             ),
         ),
-        Err(err) => Check::fail(
+        Err(err) => unwritable(&probe_dir, &source, &err),
+    }
+}
+
+/// The row for a data root a file cannot be written in, with the cause named and a fix
+/// for that cause: permissions mend with `chmod`, a full disk or a read-only mount only
+/// with space freed or another data root. The error's kind is the OS's own (std maps
+/// ENOSPC / EDQUOT / EROFS and Windows' ERROR_DISK_FULL), so no OS is tested here.
+fn unwritable(dir: &Path, source: &str, err: &std::io::Error) -> Check {
+    use std::io::ErrorKind;
+    let shown = dir.display();
+    let elsewhere = format!("export {DATA_DIR_ENV}=/path/on/another/disk");
+    match err.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => Check::fail(
             ROOT,
-            format!("{} ({source}) is not writable: {err}", probe_dir.display()),
-            Some(format!("chmod u+rwx {}", shell_path(&probe_dir))),
+            format!(
+                "{shown} ({source}) cannot be written: no space left on its disk ({err}); \
+                 indexing and session records fail until there is"
+            ),
+            Some(format!(
+                "free space on the disk of {}, or move the data root: {elsewhere}",
+                shell_path(dir)
+            )),
+        ),
+        ErrorKind::ReadOnlyFilesystem => Check::fail(
+            ROOT,
+            format!("{shown} ({source}) cannot be written: its file system is read-only ({err})"),
+            Some(elsewhere),
+        ),
+        ErrorKind::PermissionDenied => Check::fail(
+            ROOT,
+            format!("{shown} ({source}) is not writable: {err}"),
+            Some(format!("chmod u+rwx {}", shell_path(dir))),
+        ),
+        _ => Check::fail(
+            ROOT,
+            format!("{shown} ({source}) cannot be written: {err}"),
+            Some(elsewhere),
         ),
     }
 }
@@ -264,6 +298,51 @@ mod tests {
             "{}",
             rows[1].detail
         );
+    }
+
+    #[test]
+    fn an_unwritable_root_names_the_cause_and_a_fix_for_it() {
+        use std::io::{Error, ErrorKind};
+        let dir = Path::new("/data/cm");
+        let row = |kind: ErrorKind| unwritable(dir, "from CONTEXT_MODE_DIR", &Error::from(kind));
+        for kind in [ErrorKind::StorageFull, ErrorKind::QuotaExceeded] {
+            let full = row(kind);
+            assert_eq!(full.status, Status::Fail);
+            assert!(
+                full.detail.starts_with(
+                    "/data/cm (from CONTEXT_MODE_DIR) cannot be written: no space left on its disk"
+                ),
+                "{}",
+                full.detail
+            );
+            assert_eq!(
+                full.fix.as_deref(),
+                Some(
+                    "free space on the disk of /data/cm, or move the data root: export CONTEXT_MODE_DIR=/path/on/another/disk"
+                )
+            );
+        }
+        let read_only = row(ErrorKind::ReadOnlyFilesystem);
+        assert!(
+            read_only.detail.contains("read-only"),
+            "{}",
+            read_only.detail
+        );
+        assert!(
+            read_only
+                .fix
+                .as_deref()
+                .is_some_and(|f| f.starts_with("export CONTEXT_MODE_DIR=")),
+            "{:?}",
+            read_only.fix
+        );
+        let denied = row(ErrorKind::PermissionDenied);
+        assert!(
+            denied.detail.contains("is not writable"),
+            "{}",
+            denied.detail
+        );
+        assert_eq!(denied.fix.as_deref(), Some("chmod u+rwx /data/cm"));
     }
 
     #[test]

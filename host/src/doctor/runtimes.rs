@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::Check;
 use crate::limits::DOCTOR_VERSION_PROBE_TIMEOUT_MS;
 use crate::sandbox::catalog::{self, RuntimeSpec};
-use crate::sandbox::detect::{Lookup, Os, Runtimes};
+use crate::sandbox::detect::{Lookup, Os, Rejected, Runtimes};
 
 /// A language check to run on its own thread.
 pub type RuntimeCheck = Box<dyn FnOnce() -> Vec<Check> + Send>;
@@ -80,29 +80,59 @@ fn language_check(
             }
         }
         Err(_) => {
-            let tried: Vec<&str> = spec
+            let rejected = runtimes.rejected(&spec.name);
+            let missing: Vec<&str> = spec
                 .candidates
                 .iter()
-                .filter(|c| {
+                .enumerate()
+                .filter(|(_, c)| {
                     c.os.as_ref()
                         .is_none_or(|o| o.iter().any(|o| o == os.name()))
                 })
-                .map(|c| match c.locate.as_deref() {
+                .filter(|(i, _)| !rejected.iter().any(|r| r.candidate_index == *i))
+                .map(|(_, c)| match c.locate.as_deref() {
                     Some("git-bash") => "Git Bash",
                     _ => c.command.as_str(),
                 })
                 .collect();
-            Check::warn(
-                name,
-                format!(
-                    "not available: none of {} found on PATH (or a version check failed); ctx_execute cannot run {}",
-                    tried.join(", "),
-                    spec.name
-                ),
-                hint(),
-            )
+            Check::warn(name, unavailable(&spec.name, &missing, &rejected), hint())
         }
     }
+}
+
+/// Why no program runs `language`: the ones on `PATH` that fall short of a minimum
+/// version (which version, and what the minimum is for), then the ones not found.
+fn unavailable(language: &str, missing: &[&str], rejected: &[Rejected]) -> String {
+    let mut reasons: Vec<String> = rejected
+        .iter()
+        .map(|r| {
+            let needs = r.why.as_deref().unwrap_or(language);
+            match &r.version {
+                Some(version) => format!(
+                    "{} {version} found ({}), {needs} needs {} ≥ {}",
+                    r.command,
+                    r.program.display(),
+                    r.command,
+                    r.min_version
+                ),
+                None => format!(
+                    "{} found ({}) but its version check failed ({needs} needs ≥ {})",
+                    r.command,
+                    r.program.display(),
+                    r.min_version
+                ),
+            }
+        })
+        .collect();
+    match missing {
+        [] => {}
+        [one] => reasons.push(format!("{one} not found on PATH")),
+        many => reasons.push(format!("none of {} found on PATH", many.join(", "))),
+    }
+    format!(
+        "not available: {}; ctx_execute cannot run {language}",
+        reasons.join("; ")
+    )
 }
 
 /// The install command that fits this machine: the package manager found on `PATH`,
@@ -332,6 +362,67 @@ mod tests {
             git_bash.detail.ends_with(&format!("({})", bash.display())),
             "{}",
             git_bash.detail
+        );
+    }
+
+    /// Node 20 on `PATH` cannot strip types: the row names it, its version and the
+    /// minimum, instead of counting it among the programs not found.
+    #[test]
+    fn a_program_below_the_minimum_is_named_with_its_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        crate::sandbox::detect::tests::fake_program(dir.path(), "node", "echo v20.20.2");
+        let typescript: RuntimeSpec = catalog::embedded()
+            .into_iter()
+            .find(|s| s.name == "typescript")
+            .expect("typescript");
+        let runtimes = Runtimes::from_specs(vec![typescript.clone()], Some(dir.path().as_os_str()));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let row = language_check(
+            &runtimes,
+            &typescript,
+            OsStr::new(""),
+            Os::current(),
+            deadline,
+        );
+        assert_eq!(row.status, super::super::Status::Warn);
+        let node = dir.path().join("node");
+        assert_eq!(
+            row.detail,
+            format!(
+                "not available: node 20.20.2 found ({}), type stripping needs node ≥ 22.6; \
+                 none of bun, tsx, deno found on PATH; ctx_execute cannot run typescript",
+                node.display()
+            )
+        );
+    }
+
+    #[test]
+    fn unavailable_says_what_falls_short_and_what_is_missing() {
+        let rejected = |version: Option<&str>, why: Option<&str>| Rejected {
+            candidate_index: 1,
+            command: "dotnet".into(),
+            program: "/usr/bin/dotnet".into(),
+            version: version.map(str::to_string),
+            min_version: "10".into(),
+            why: why.map(str::to_string),
+        };
+        assert_eq!(
+            unavailable(
+                "csharp",
+                &["dotnet-script"],
+                &[rejected(Some("8.0.100"), None)]
+            ),
+            "not available: dotnet 8.0.100 found (/usr/bin/dotnet), csharp needs dotnet ≥ 10; \
+             dotnet-script not found on PATH; ctx_execute cannot run csharp"
+        );
+        assert_eq!(
+            unavailable("csharp", &[], &[rejected(None, Some("a .cs file"))]),
+            "not available: dotnet found (/usr/bin/dotnet) but its version check failed \
+             (a .cs file needs ≥ 10); ctx_execute cannot run csharp"
+        );
+        assert_eq!(
+            unavailable("ruby", &["ruby"], &[]),
+            "not available: ruby not found on PATH; ctx_execute cannot run ruby"
         );
     }
 

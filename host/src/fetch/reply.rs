@@ -12,7 +12,8 @@ const TERMS_SHOWN: usize = 10;
 const HEADING_MAX_BYTES: usize = 80;
 const SOURCES_LISTED: usize = 10;
 
-pub fn render(outcomes: &[RequestOutcome]) -> String {
+/// `search_tool` is the name the model knows `ctx_search` by.
+pub fn render(outcomes: &[RequestOutcome], search_tool: &str) -> String {
     let indexed = outcomes.iter().filter(|o| o.result.is_ok()).count();
     if indexed == 0 {
         return outcomes
@@ -89,7 +90,7 @@ pub fn render(outcomes: &[RequestOutcome]) -> String {
             }
         }
     }
-    let footer = search_line(outcomes);
+    let footer = search_line(outcomes, search_tool);
     let room = limits::OUTPUT_CAP_BYTES.saturating_sub(footer.len() + 1);
     if body.len() > room {
         const CUT_NOTE: &str = "\n… (reply cut; every page above was indexed)\n";
@@ -99,7 +100,7 @@ pub fn render(outcomes: &[RequestOutcome]) -> String {
     format!("{body}\n{footer}")
 }
 
-fn search_line(outcomes: &[RequestOutcome]) -> String {
+fn search_line(outcomes: &[RequestOutcome], search_tool: &str) -> String {
     let mut sources: Vec<&str> = Vec::new();
     for outcome in outcomes.iter().filter(|o| o.result.is_ok()) {
         if !sources.contains(&outcome.source.as_str()) {
@@ -108,10 +109,10 @@ fn search_line(outcomes: &[RequestOutcome]) -> String {
     }
     let first = sources.first().copied().unwrap_or_default();
     if sources.len() == 1 {
-        return format!("Search it: ctx_search(queries: [\"…\"], source: \"{first}\")");
+        return format!("Search it: {search_tool}(queries: [\"…\"], source: \"{first}\")");
     }
     let mut line = format!(
-        "Search them: ctx_search(queries: [\"…\"], source: \"{first}\") — sources of this call: "
+        "Search them: {search_tool}(queries: [\"…\"], source: \"{first}\") — sources of this call: "
     );
     let shown: Vec<String> = sources
         .iter()
@@ -177,11 +178,14 @@ mod tests {
 
     #[test]
     fn one_page_reply_names_source_size_and_search() {
-        let text = render(&[indexed(
-            "http://h/docs",
-            "h/docs",
-            "Guide\n\nDeploy  carefully",
-        )]);
+        let text = render(
+            &[indexed(
+                "http://h/docs",
+                "h/docs",
+                "Guide\n\nDeploy  carefully",
+            )],
+            "ctx_search",
+        );
         assert_eq!(
             text,
             "Indexed 1 of 1 URL; the page text is in the index, not in this reply.\n\
@@ -194,7 +198,7 @@ mod tests {
     #[test]
     fn previews_and_whole_reply_stay_within_their_caps() {
         let long = "é".repeat(5_000);
-        let one = render(&[indexed("http://h/a", "h/a", &long)]);
+        let one = render(&[indexed("http://h/a", "h/a", &long)], "ctx_search");
         let line = one
             .lines()
             .find(|l| l.starts_with("  preview: "))
@@ -203,7 +207,7 @@ mod tests {
         let many: Vec<RequestOutcome> = (0..200)
             .map(|i| indexed(&format!("http://h/{i}"), &format!("h/{i}"), &long))
             .collect();
-        let text = render(&many);
+        let text = render(&many, "ctx_search");
         assert!(text.len() <= limits::OUTPUT_CAP_BYTES, "{}", text.len());
         assert!(text.contains("reply cut; every page above was indexed"));
         assert!(text.ends_with("\"h/8\", \"h/9\" and 190 more"), "{text}");
@@ -220,7 +224,10 @@ mod tests {
             )
             .into()),
         };
-        assert_eq!(render(&[failed]), "Failed to fetch http://h/x: HTTP 404");
+        assert_eq!(
+            render(&[failed], "ctx_search"),
+            "Failed to fetch http://h/x: HTTP 404"
+        );
     }
 
     #[test]

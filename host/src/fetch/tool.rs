@@ -172,11 +172,12 @@ struct Job {
     source: String,
 }
 
-/// Run `ctx_fetch_and_index`.
+/// Run `ctx_fetch_and_index`; the reply names `ctx_search` as `search_tool`.
 pub async fn fetch_and_index<S: FetchSink + ?Sized>(
     sink: Arc<S>,
     params: FetchAndIndexParams,
     opts: FetchOptions,
+    search_tool: &str,
 ) -> FetchReport {
     let jobs = plan(&params);
     if jobs.is_empty() {
@@ -214,7 +215,7 @@ pub async fn fetch_and_index<S: FetchSink + ?Sized>(
             result,
         });
     }
-    let text = super::reply::render(&outcomes);
+    let text = super::reply::render(&outcomes, search_tool);
     FetchReport {
         is_error: outcomes.iter().all(|o| o.result.is_err()),
         text,

@@ -27,7 +27,8 @@ pub const CTX_TOOLS: &[&str] = &[
     "ctx_insight",
 ];
 
-/// The name the model sees for each of our tools on one platform.
+/// The name the model sees for each of our tools on one platform. The default names
+/// every tool by its own name, for a client whose host is unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CtxToolNames {
     /// (server's tool name, name the model sees), one per entry of [`CTX_TOOLS`].

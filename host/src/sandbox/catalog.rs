@@ -104,6 +104,9 @@ pub const LOCATORS: [&str; 1] = ["git-bash"];
 pub struct Probe {
     pub argv: Vec<String>,
     pub min_version: String,
+    /// What the minimum is for ("type stripping"), said when a program falls short.
+    #[serde(default)]
+    pub why: Option<String>,
 }
 
 /// How the submitted code becomes a source file.

@@ -258,6 +258,19 @@ impl ResolvedRuntime {
     }
 }
 
+/// A candidate found on `PATH` that its probe turned away, and what the probe saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// The candidate's index in its spec.
+    pub candidate_index: usize,
+    pub command: String,
+    pub program: PathBuf,
+    /// The version it reported; `None` when the probe failed or printed none.
+    pub version: Option<String>,
+    pub min_version: String,
+    pub why: Option<String>,
+}
+
 /// One language's state, for `ctx_doctor`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuntimeStatus {
@@ -400,6 +413,36 @@ impl Runtimes {
         Some(format!("cm: {note} ({})", resolved.program.display()))
     }
 
+    /// The candidates of `language` found on `PATH` whose probe turns them away, each
+    /// probed again to say what it reported (a doctor's answer to "node is installed,
+    /// why can it not run TypeScript?").
+    pub fn rejected(&self, language: &str) -> Vec<Rejected> {
+        let wanted = language.trim().to_ascii_lowercase();
+        let Some(slot) = self.languages.iter().find(|s| s.spec.answers_to(&wanted)) else {
+            return Vec::new();
+        };
+        slot.found
+            .iter()
+            .filter_map(|(index, program)| {
+                let candidate = &slot.spec.candidates[*index];
+                let probe = candidate.probe.as_ref()?;
+                let version = probe_version(probe, program);
+                if version.as_ref().is_some_and(|v| meets(v, probe)) {
+                    return None;
+                }
+                Some(Rejected {
+                    candidate_index: *index,
+                    command: candidate.command.clone(),
+                    program: program.clone(),
+                    version: version
+                        .map(|v| v.iter().map(u64::to_string).collect::<Vec<_>>().join(".")),
+                    min_version: probe.min_version.clone(),
+                    why: probe.why.clone(),
+                })
+            })
+            .collect()
+    }
+
     /// Canonical names of the languages that can run here.
     pub fn available(&self) -> Vec<&str> {
         self.languages
@@ -455,27 +498,29 @@ fn is_executable(path: &Path) -> bool {
     crate::platform::fs::is_executable(path)
 }
 
-/// Runs the probe (bounded by `RUNTIME_PROBE_TIMEOUT_MS`) and compares the highest
-/// version number it prints with `min_version`.
+/// Runs the probe and compares the highest version number it prints with `min_version`.
 fn probe_passes(probe: &Probe, program: &Path) -> bool {
+    probe_version(probe, program).is_some_and(|found| meets(&found, probe))
+}
+
+fn meets(found: &[u64], probe: &Probe) -> bool {
+    parse_version(&probe.min_version)
+        .is_some_and(|min| compare_versions(found, &min) != std::cmp::Ordering::Less)
+}
+
+/// The highest version number the probe prints (bounded by `RUNTIME_PROBE_TIMEOUT_MS`).
+fn probe_version(probe: &Probe, program: &Path) -> Option<Vec<u64>> {
     let argv: Vec<OsString> = probe
         .argv
         .iter()
         .map(|a| OsString::from(a.replace("{cmd}", &program.to_string_lossy())))
         .collect();
-    let Some((first, rest)) = argv.split_first() else {
-        return false;
-    };
-    let output = run_bounded(
+    let (first, rest) = argv.split_first()?;
+    let text = run_bounded(
         Command::new(first).args(rest),
         Duration::from_millis(crate::limits::RUNTIME_PROBE_TIMEOUT_MS),
-    );
-    let Some(text) = output else { return false };
-    let (Some(found), Some(min)) = (highest_version(&text), parse_version(&probe.min_version))
-    else {
-        return false;
-    };
-    compare_versions(&found, &min) != std::cmp::Ordering::Less
+    )?;
+    highest_version(&text)
 }
 
 /// stdout of a command that exited 0 within `limit`; the probe's output is tiny.
@@ -542,7 +587,7 @@ fn compare_versions(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
 pub(crate) mod tests {
     use super::*;
 
-    fn fake_program(dir: &Path, name: &str, script: &str) {
+    pub(crate) fn fake_program(dir: &Path, name: &str, script: &str) {
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).expect("write");
         crate::platform::fs::set_mode_bits(&path, 0o755).expect("chmod");

@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::SearchOutcome;
 use super::walk::{PathIndexReport, WalkOptions};
 use crate::chunk::floor_char_boundary;
+use crate::model::CtxToolNames;
 use crate::store::{IndexedSource, PurgeReport, PurgeScope, Store};
 
 /// Titles listed after indexing content, at most.
@@ -49,6 +50,7 @@ pub fn indexed_content(
     label: &str,
     bytes: usize,
     indexed: &IndexedSource,
+    names: &CtxToolNames,
 ) -> String {
     let mut text = format!(
         "Indexed \"{label}\": {} chunk{} from {}{}.",
@@ -76,7 +78,8 @@ pub fn indexed_content(
     }
     let _ = write!(
         text,
-        "\nSearch it: ctx_search(queries: [\"…\"], source: \"{label}\")"
+        "\nSearch it: {}(queries: [\"…\"], source: \"{label}\")",
+        names.name("ctx_search")
     );
     text
 }
@@ -86,6 +89,7 @@ pub fn indexed_path(
     source: Option<&str>,
     options: &WalkOptions,
     report: &PathIndexReport,
+    names: &CtxToolNames,
 ) -> String {
     let mut text = if report.files == 1 && report.labels.len() == 1 {
         format!(
@@ -133,14 +137,17 @@ pub fn indexed_path(
         let _ = write!(text, "\nFiles: {}", list(&report.labels, LISTED_LABELS));
     }
     let prefix = common_directory(&report.labels);
+    let search = names.name("ctx_search");
     match source.or(prefix.as_deref()) {
         Some(filter) => {
             let _ = write!(
                 text,
-                "\nSearch: ctx_search(queries: [\"…\"], source: \"{filter}\")"
+                "\nSearch: {search}(queries: [\"…\"], source: \"{filter}\")"
             );
         }
-        None => text.push_str("\nSearch: ctx_search(queries: [\"…\"])"),
+        None => {
+            let _ = write!(text, "\nSearch: {search}(queries: [\"…\"])");
+        }
     }
     text
 }
@@ -160,7 +167,12 @@ fn common_directory(labels: &[String]) -> Option<String> {
 
 /// The answers to all queries. Each query gets an equal share of `cap`; results that
 /// do not fit its share are counted, not shown.
-pub fn search_answers(answers: &[(&str, SearchOutcome)], empty_index: bool, cap: usize) -> String {
+pub fn search_answers(
+    answers: &[(&str, SearchOutcome)],
+    empty_index: bool,
+    cap: usize,
+    names: &CtxToolNames,
+) -> String {
     const RESERVED_BYTES: usize = 400;
     let share = cap.saturating_sub(RESERVED_BYTES) / answers.len().max(1);
     let mut text = String::new();
@@ -174,11 +186,17 @@ pub fn search_answers(answers: &[(&str, SearchOutcome)], empty_index: bool, cap:
                 "no results: the query has only common words or operators; use distinctive terms\n",
             );
         } else if outcome.hits.is_empty() {
-            section.push_str(if empty_index {
-                "no results: the index is empty; index first with ctx_index, ctx_execute (with intent) or ctx_fetch_and_index\n"
+            if empty_index {
+                let _ = writeln!(
+                    section,
+                    "no results: the index is empty; index first with {}, {} (with intent) or {}",
+                    names.name("ctx_index"),
+                    names.name("ctx_execute"),
+                    names.name("ctx_fetch_and_index")
+                );
             } else {
-                "no results\n"
-            });
+                section.push_str("no results\n");
+            }
         } else {
             if !outcome.corrections.is_empty() {
                 let fixes: Vec<String> = outcome
@@ -222,21 +240,25 @@ pub fn search_answers(answers: &[(&str, SearchOutcome)], empty_index: bool, cap:
     text
 }
 
-pub fn flood_note(call: u32, window: Duration) -> String {
+pub fn flood_note(call: u32, window: Duration, names: &CtxToolNames) -> String {
     format!(
         "\nnote: search call {call} in {} s; answers are cut to 1 result per query. \
-         Put several queries in one ctx_search call, or run commands and queries together with ctx_batch_execute.",
-        window.as_secs()
+         Put several queries in one {} call, or run commands and queries together with {}.",
+        window.as_secs(),
+        names.name("ctx_search"),
+        names.name("ctx_batch_execute")
     )
 }
 
-pub fn flood_redirect(call: u32, window: Duration) -> String {
+pub fn flood_redirect(call: u32, window: Duration, names: &CtxToolNames) -> String {
+    let batch = names.name("ctx_batch_execute");
     format!(
-        "redirected to ctx_batch_execute: this is search call {call} in {} s for this session. \
+        "redirected to {batch}: this is search call {call} in {} s for this session. \
          Run the commands and all the questions in one call: \
-         ctx_batch_execute(commands: [{{label, command}}], queries: [\"…\"]). \
-         ctx_search answers normally again once the window has passed.",
-        window.as_secs()
+         {batch}(commands: [{{label, command}}], queries: [\"…\"]). \
+         {} answers normally again once the window has passed.",
+        window.as_secs(),
+        names.name("ctx_search")
     )
 }
 

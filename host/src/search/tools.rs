@@ -17,10 +17,12 @@ use crate::limits::{
 use crate::store::{NewSource, PurgeScope, SourceKind, Store};
 
 /// Who is calling: decides origins, session scope and flood counting.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ToolContext<'a> {
     pub session_id: &'a str,
     pub project_dir: &'a Path,
+    /// How replies name our tools (see `Service::reply_names`).
+    pub names: crate::model::CtxToolNames,
 }
 
 /// What a tool returns to the agent.
@@ -183,6 +185,7 @@ pub fn ctx_index_with(
                     &label,
                     content.len(),
                     &indexed,
+                    &cx.names,
                 )),
                 Err(err) => ToolReply::error(format!("ctx_index failed: {err}")),
             }
@@ -212,7 +215,9 @@ pub fn ctx_index_with(
                 &options,
                 hooks,
             ) {
-                Ok(report) => ToolReply::ok(format::indexed_path(path, source, &options, &report)),
+                Ok(report) => ToolReply::ok(format::indexed_path(
+                    path, source, &options, &report, &cx.names,
+                )),
                 Err(err) => ToolReply::error(format!("ctx_index failed: {err}")),
             }
         }
@@ -323,7 +328,7 @@ pub fn ctx_search_with(
     };
     let level = flood.register(cx.session_id);
     if let FloodLevel::Redirect { call } = level {
-        return ToolReply::ok(format::flood_redirect(call, flood.window()));
+        return ToolReply::ok(format::flood_redirect(call, flood.window(), &cx.names));
     }
     let mut limit = params.limit.map_or(SEARCH_DEFAULT_LIMIT, |l| {
         usize::try_from(l).unwrap_or(usize::MAX)
@@ -364,9 +369,10 @@ pub fn ctx_search_with(
         &answers,
         empty_index,
         OUTPUT_CAP_BYTES.saturating_sub(text.len()),
+        &cx.names,
     ));
     if let FloodLevel::Reduced { call } = level {
-        text.push_str(&format::flood_note(call, flood.window()));
+        text.push_str(&format::flood_note(call, flood.window(), &cx.names));
     }
     ToolReply::ok(format::cap(text, OUTPUT_CAP_BYTES))
 }

@@ -175,7 +175,8 @@ pub async fn batch_execute(
         } else {
             let _ = writeln!(
                 text,
-                "Search it: ctx_search(queries: [\"…\"], source: \"{label}\")"
+                "Search it: {}(queries: [\"…\"], source: \"{label}\")",
+                service.reply_names().name("ctx_search")
             );
         }
     } else {
@@ -197,7 +198,10 @@ pub async fn batch_execute(
         text.push_str(&crate::search::query_cut_note(&params.queries).unwrap_or_default());
         let budget = OUTPUT_CAP_BYTES.saturating_sub(text.len() + 64);
         text.push_str(&crate::search::format_search_answers(
-            &answers, false, budget,
+            &answers,
+            false,
+            budget,
+            &service.reply_names(),
         ));
     }
     let text = crate::search::cap_reply(text);

@@ -36,6 +36,7 @@ impl Service {
         ToolContext {
             session_id,
             project_dir: &self.project_dir,
+            names: self.reply_names(),
         }
     }
 }
@@ -252,7 +253,9 @@ pub async fn fetch_and_index(
         store,
         session_id: service.session_id(),
     });
-    let report = crate::fetch::fetch_and_index(sink, params, options).await;
+    let names = service.reply_names();
+    let search = names.name("ctx_search");
+    let report = crate::fetch::fetch_and_index(sink, params, options, search).await;
     // What the agent would have received: the page text, fetched now or earlier.
     let fetched: usize = report
         .outcomes

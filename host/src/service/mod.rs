@@ -185,6 +185,15 @@ impl Service {
         })
     }
 
+    /// How replies name our tools: as this host's redirects do (an agent with deferred
+    /// tools can load only that name), or by their own names while the host is unknown.
+    pub fn reply_names(&self) -> crate::model::CtxToolNames {
+        self.platform
+            .get()
+            .map(|platform| platform.ctx_tools.clone())
+            .unwrap_or_default()
+    }
+
     /// The plugin engine, or why there is none.
     pub fn engine(&self) -> Result<&PluginEngine, &crate::plugins::PluginError> {
         self.engine.as_ref()

@@ -127,7 +127,9 @@ impl Service {
             .map_err(|reply| DigestError::NoStore(reply.text))?;
         let session_id = self.session_id();
         let source = NewSource::new(&label, SourceKind::Execute, Some(&session_id), text.len());
-        index_and_digest(&mut store, source, text, intent, &session_id, "ctx_search")
+        let names = self.reply_names();
+        let search = names.name("ctx_search");
+        index_and_digest(&mut store, source, text, intent, &session_id, search)
             .map_err(DigestError::Index)
     }
 }

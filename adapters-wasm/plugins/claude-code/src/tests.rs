@@ -21,6 +21,7 @@ macro_rules! golden {
 
 const PRE_TOOL_USE: &[(&str, &str)] = &[
     golden!("webfetch"),
+    golden!("mcp-fetch"),
     golden!("curl"),
     golden!("curl-silent"),
     golden!("gh-body-mention"),
@@ -66,6 +67,7 @@ fn pre_tool_use_payloads_normalize() {
             "read-large" | "read-range" | "read-small" => ToolKind::Read,
             "grep" => ToolKind::Grep,
             "task-launch" => ToolKind::Agent,
+            "mcp-fetch" => ToolKind::Mcp,
             _ => ToolKind::Shell,
         };
         assert_eq!(tool.kind, expected_kind, "{case}");
@@ -101,6 +103,10 @@ fn pre_tool_use_payloads_normalize() {
             }
             "read-range" => assert!(tool.has_range),
             "grep" => assert_eq!(tool.pattern.as_deref(), Some("TODO")),
+            "mcp-fetch" => {
+                assert_eq!(tool.mcp_server.as_deref(), Some("fetch"));
+                assert_eq!(tool.mcp_tool.as_deref(), Some("fetch"));
+            }
             "task-launch" => assert!(
                 tool.prompt
                     .as_deref()

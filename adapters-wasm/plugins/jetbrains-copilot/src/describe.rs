@@ -1,5 +1,5 @@
 //! Static facts about JetBrains Copilot: its events and tool naming (VS Code's, the
-//! shared [`crate::wire`]), and its detection markers.
+//! shared [`context_mode_sdk::copilot_wire`]), and its detection markers.
 //!
 //! - MCP client names (**unverified**): upstream context-mode's client map names
 //!   "JetBrains Client", "IntelliJ IDEA" and "PyCharm"; the other IDE names are matched
@@ -14,16 +14,17 @@
 //!   (`~/.config/github-copilot/intellij`, `~/AppData/Local/github-copilot/intellij`;
 //!   unverified). A JetBrains IDE without the Copilot plugin is detected too: setup
 //!   then writes a hooks file nothing reads.
-//! - Tool naming: VS Code's `mcp_<server>_<tool>` ([`crate::wire::ctx_tool_name`]);
+//! - Tool naming: VS Code's `mcp_<server>_<tool>`
+//!   ([`context_mode_sdk::copilot_wire::ctx_tool_name`]);
 //!   the reference says JetBrains uses the same naming as VS Code (`f1e_`, an older
 //!   prefix the SDK still parses). Unverified for JetBrains.
 
 use crate::ADAPTER_ID;
-use crate::wire::ENV_PROJECT_DIR;
 use context_mode_sdk::adapter::Descriptor;
+use context_mode_sdk::copilot_wire::ENV_PROJECT_DIR;
 use context_mode_sdk::{event_bindings, strings};
 
-pub use crate::wire::{EVENTS, ctx_tool_name};
+pub use context_mode_sdk::copilot_wire::{COPILOT_EVENTS as EVENTS, ctx_tool_name};
 
 pub fn descriptor() -> Descriptor {
     Descriptor {

@@ -1,4 +1,4 @@
 //! Normalized reply → the JSON JetBrains Copilot reads from a hook's stdout: VS Code
-//! Copilot's wire protocol ([`crate::wire::render`]).
+//! Copilot's wire protocol ([`context_mode_sdk::copilot_wire::render_copilot_reply`]).
 
-pub use crate::wire::render;
+pub use context_mode_sdk::copilot_wire::render_copilot_reply as render;

@@ -2,9 +2,10 @@
 //!
 //! - hooks: `{project}/.github/hooks/context-mode.json` (reference: JetBrains Copilot
 //!   reads `.github/hooks/*.json`). It is the very file, with the very entries, VS Code
-//!   Copilot's setup writes ([`crate::wire::hooks_edit`]): both IDEs load every
-//!   `.github/hooks/*.json`, so a file of JetBrains' own beside VS Code's would make
-//!   each IDE run every hook twice in a project used from both (a team repository).
+//!   Copilot's setup writes ([`context_mode_sdk::copilot_wire::hooks_edit`]): both
+//!   IDEs load every `.github/hooks/*.json`, so a file of JetBrains' own beside VS
+//!   Code's would make each IDE run every hook twice in a project used from both (a
+//!   team repository).
 //!   The entries run `cm hook vscode-copilot <event>`, the same protocol.
 //! - MCP server: JetBrains keeps MCP servers in its settings, not in a project file, so
 //!   the edit names no file and `cm setup` prints its steps. The GitHub Copilot plugin
@@ -21,7 +22,7 @@ use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, 
 use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::setup::cm_command;
 
-use crate::wire::{hooks_edit, instructions_edit};
+use context_mode_sdk::copilot_wire::{hooks_edit, instructions_edit};
 
 pub const ROUTING_TEXT: &str =
     include_str!("../../../../configs/jetbrains-copilot/copilot-instructions.md");
@@ -87,7 +88,7 @@ mod tests {
         assert_eq!(hooks.file, "{project}/.github/hooks/context-mode.json");
         assert_eq!(
             hooks.content,
-            crate::wire::hooks_edit("/Users/Jane Doe/bin/cm", "").content,
+            context_mode_sdk::copilot_wire::hooks_edit("/Users/Jane Doe/bin/cm", "").content,
             "the same entries as VS Code's setup writes"
         );
         let doc = parse_object(&hooks.content).unwrap();

@@ -1,4 +1,4 @@
-//! Static facts about KiloCode: its plugin events (OpenCode's, `wire`), detection
+//! Static facts about KiloCode: its plugin events (OpenCode's, `opencode_wire`), detection
 //! markers, tool naming.
 //!
 //! - MCP client name `kilo` (**verified**: the client @kilocode/cli 7.7.7 builds);
@@ -12,7 +12,7 @@ use crate::ADAPTER_ID;
 use context_mode_sdk::adapter::Descriptor;
 use context_mode_sdk::{event_bindings, strings};
 
-pub use crate::wire::{EVENTS, ctx_tool_name};
+pub use context_mode_sdk::opencode_wire::{OPENCODE_EVENTS as EVENTS, ctx_tool_name};
 
 /// The global config folder, moved by `XDG_CONFIG_HOME`.
 pub const CONFIG_DIR: &str = "{env:XDG_CONFIG_HOME|~/.config}/kilo";

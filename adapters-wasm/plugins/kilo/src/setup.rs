@@ -4,20 +4,22 @@
 //! `AGENTS.md` (the OpenCode adapter's `plan` says what each edit is and why).
 
 use context_mode_sdk::adapter::{SetupInput, SetupPlan};
+use context_mode_sdk::opencode_wire::{OpenCodeHost, opencode_setup_plan};
 
 use crate::ADAPTER_ID;
 use crate::describe::CONFIG_DIR;
-use crate::plan::HostConfig;
 
-const HOST: HostConfig = HostConfig {
+const HOST: OpenCodeHost = OpenCodeHost {
     platform: ADAPTER_ID,
     display_name: "KiloCode",
     dir: CONFIG_DIR,
     file: "kilo.json",
+    routing_text: include_str!("../../../../configs/opencode/AGENTS.md"),
 };
+const SHIM: &str = include_str!("../../../../configs/opencode/context-mode.js");
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
-    crate::plan::plan(&HOST, input)
+    opencode_setup_plan(&HOST, SHIM, input)
 }
 
 #[cfg(test)]

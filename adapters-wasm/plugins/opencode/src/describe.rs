@@ -1,5 +1,5 @@
 //! Static facts about OpenCode (`opencode`, npm `opencode-ai`): its plugin events
-//! (`wire`), detection markers, tool naming.
+//! (`opencode_wire`), detection markers, tool naming.
 //!
 //! - MCP client name `opencode` (**verified**: the client OpenCode 1.18.33 builds);
 //! - environment: OpenCode exports `OPENCODE=1` and `OPENCODE_PID` to everything it
@@ -12,7 +12,7 @@ use crate::ADAPTER_ID;
 use context_mode_sdk::adapter::Descriptor;
 use context_mode_sdk::{event_bindings, strings};
 
-pub use crate::wire::{EVENTS, ctx_tool_name};
+pub use context_mode_sdk::opencode_wire::{OPENCODE_EVENTS as EVENTS, ctx_tool_name};
 
 /// The global config folder, moved by `XDG_CONFIG_HOME` (OpenCode uses xdg-basedir).
 pub const CONFIG_DIR: &str = "{env:XDG_CONFIG_HOME|~/.config}/opencode";

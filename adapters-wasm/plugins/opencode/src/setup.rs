@@ -3,20 +3,23 @@
 //! plugin in `plugins/`, and optionally `AGENTS.md`.
 
 use context_mode_sdk::adapter::{SetupInput, SetupPlan};
+use context_mode_sdk::opencode_wire::{OpenCodeHost, opencode_setup_plan};
 
 use crate::ADAPTER_ID;
 use crate::describe::CONFIG_DIR;
-use crate::plan::HostConfig;
 
-const HOST: HostConfig = HostConfig {
+const HOST: OpenCodeHost = OpenCodeHost {
     platform: ADAPTER_ID,
     display_name: "OpenCode",
     dir: CONFIG_DIR,
     file: "opencode.json",
+    routing_text: include_str!("../../../../configs/opencode/AGENTS.md"),
 };
+/// The plugin both hosts of the family load, before the plan fills it in.
+const SHIM: &str = include_str!("../../../../configs/opencode/context-mode.js");
 
 pub fn plan(input: &SetupInput) -> SetupPlan {
-    crate::plan::plan(&HOST, input)
+    opencode_setup_plan(&HOST, SHIM, input)
 }
 
 #[cfg(test)]
@@ -76,5 +79,26 @@ mod tests {
         assert!(plan.edits[2].content.contains("context-mode_ctx_execute"));
         let project = super::plan(&input("cm", Some("/home/dev/app")));
         assert_eq!(project.edits[2].file, "{project}/AGENTS.md");
+    }
+
+    #[test]
+    fn the_shim_names_cm_and_the_platform_and_every_event() {
+        use context_mode_sdk::opencode_wire::{OPENCODE_EVENTS, shim_source};
+        let shim = shim_source(SHIM, "/opt/my tools/cm", "opencode");
+        assert!(shim.contains(r#"const CM = "/opt/my tools/cm";"#), "{shim}");
+        assert!(shim.contains(r#"const PLATFORM = "opencode";"#));
+        assert!(!shim.contains("__CM_"));
+        for event in OPENCODE_EVENTS {
+            assert!(
+                shim.contains(&format!("forward(\"{}\")", event.cli)),
+                "{}",
+                event.cli
+            );
+        }
+        let quoted = shim_source(SHIM, r#"C:\cm "x".exe"#, "kilo");
+        assert!(
+            quoted.contains(r#"const CM = "C:\\cm \"x\".exe";"#),
+            "{quoted}"
+        );
     }
 }

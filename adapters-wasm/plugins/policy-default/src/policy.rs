@@ -2,7 +2,8 @@
 //!
 //! 1. User permission rules (deny / ask / allow), also inside the ctx tools,
 //!    plus confinement of `ctx_execute_file` / `ctx_index` to the project.
-//! 2. WebFetch → `ctx_fetch_and_index` + `ctx_search`.
+//! 2. WebFetch, and another MCP server's fetch tool given a URL (`mcp__fetch__fetch`,
+//!    `mcp_web_fetch`) → `ctx_fetch_and_index` + `ctx_search`.
 //! 3. `curl` / `wget` printing a response → `ctx_execute`.
 //! 4. Inline HTTP in interpreter code → `ctx_execute`.
 //! 5. Gradle / Maven / sbt → `ctx_execute` with `| tail -30`.
@@ -97,7 +98,9 @@ fn route(
 ) -> Option<Decision> {
     let tools = reasons::Tools::of(context);
     match call.kind {
-        ToolKind::WebFetch => {
+        // Another server's tool has a URL subject only when it is a fetch tool
+        // (subjects.rs), so every other MCP tool keeps no opinion.
+        ToolKind::WebFetch | ToolKind::Mcp => {
             let url = subjects.urls.first()?;
             Some(Decision::of(Action::Redirect(reasons::redirect_web_fetch(
                 &tools, url,

@@ -87,7 +87,12 @@ pub fn collect(call: &ToolCall, project_dir: &str) -> Subjects {
             subjects.agent_type = string_field(&input, "subagent_type").map(str::to_string);
         }
         ToolKind::Ctx => collect_ctx(call, &input, project_dir, &mut subjects),
-        ToolKind::WebSearch | ToolKind::Mcp | ToolKind::Other => {}
+        // Another server's fetch tool reaches the same pages as WebFetch, so
+        // `WebFetch(domain:…)` deny and ask rules cover it too.
+        ToolKind::Mcp => subjects
+            .urls
+            .extend(crate::routing::fetch_tool::fetch_tool_url(call, &input)),
+        ToolKind::WebSearch | ToolKind::Other => {}
     }
     subjects
 }

@@ -1,5 +1,5 @@
-//! Static facts about VS Code Copilot: its events (the shared [`crate::wire`] table),
-//! detection markers and tool naming.
+//! Static facts about VS Code Copilot: its events (the shared
+//! [`context_mode_sdk::copilot_wire`] table), detection markers and tool naming.
 //!
 //! - MCP client name: VS Code's MCP client sends `clientInfo.name` =
 //!   `productService.nameLong` (microsoft/vscode `mcpServerRequestHandler.ts`):
@@ -16,14 +16,15 @@
 //!   adapter has no `order`, so the hosts with specific markers (Cursor's
 //!   `CURSOR_TRACE_ID`, Claude Code's, Codex's) are asked first.
 //! - File marker: `~/.vscode` (VS Code's extensions directory lives there).
-//! - Tool naming: [`crate::wire::ctx_tool_name`], `mcp_<server>_<tool>`.
+//! - Tool naming: [`context_mode_sdk::copilot_wire::ctx_tool_name`],
+//!   `mcp_<server>_<tool>`.
 
 use crate::ADAPTER_ID;
-use crate::wire::ENV_PROJECT_DIR;
 use context_mode_sdk::adapter::Descriptor;
+use context_mode_sdk::copilot_wire::ENV_PROJECT_DIR;
 use context_mode_sdk::{event_bindings, strings};
 
-pub use crate::wire::{EVENTS, ctx_tool_name};
+pub use context_mode_sdk::copilot_wire::{COPILOT_EVENTS as EVENTS, ctx_tool_name};
 
 pub fn descriptor() -> Descriptor {
     Descriptor {
@@ -48,7 +49,7 @@ mod tests {
         assert_eq!(d.id, "vscode-copilot");
         assert_eq!(
             d.id,
-            crate::wire::HOOK_PLATFORM,
+            context_mode_sdk::copilot_wire::HOOK_PLATFORM,
             "the shared hooks file runs this adapter"
         );
         assert_eq!(d.display_name, "VS Code Copilot");

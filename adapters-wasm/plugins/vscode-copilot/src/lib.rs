@@ -2,9 +2,9 @@
 //! VS Code ⇄ context-mode's normalized events and replies, plus the project files that
 //! register context-mode with it. Pure: no file, environment or clock access.
 //!
-//! The wire protocol lives in [`wire`], shared word for word with the JetBrains
-//! Copilot adapter (which includes the same file with `#[path]`): both IDEs run the
-//! same Copilot agent and read the same `.github/hooks/*.json`.
+//! The wire protocol lives in the SDK's `copilot_wire`, shared word for word with the
+//! JetBrains Copilot adapter: both IDEs run the same Copilot agent and read the same
+//! `.github/hooks/*.json`.
 
 mod describe;
 mod parse;
@@ -12,6 +12,5 @@ mod render;
 mod setup;
 #[cfg(test)]
 mod tests;
-mod wire;
 
 context_mode_sdk::export_adapter!();

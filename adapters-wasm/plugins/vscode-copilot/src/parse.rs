@@ -1,4 +1,5 @@
 //! VS Code Copilot hook stdin → normalized event: the shared wire protocol
-//! ([`crate::wire::parse`], where the fields and their sources are listed).
+//! ([`context_mode_sdk::copilot_wire::parse_copilot_payload`], where the fields and
+//! their sources are listed).
 
-pub use crate::wire::parse;
+pub use context_mode_sdk::copilot_wire::parse_copilot_payload as parse;

@@ -6,7 +6,8 @@
 //!
 //! - hooks: `{project}/.github/hooks/context-mode.json`, VS Code's documented format
 //!   (`{"hooks": {"PreToolUse": [{"type": "command", "command": …}], …}}`, docs
-//!   "Hook configuration format"), shared with JetBrains Copilot ([`crate::wire::hooks_edit`]);
+//!   "Hook configuration format"), shared with JetBrains Copilot
+//!   ([`context_mode_sdk::copilot_wire::hooks_edit`]);
 //! - MCP server: `{project}/.vscode/mcp.json` under `servers`
 //!   (`{"type": "stdio", "command": <cm>, "args": ["serve"]}`, docs "MCP servers");
 //! - routing instructions (optional): a marked block in
@@ -18,7 +19,7 @@ use context_mode_sdk::json::to_pretty;
 use context_mode_sdk::serde_json::Value;
 use context_mode_sdk::setup::cm_command;
 
-use crate::wire::{hooks_edit, instructions_edit};
+use context_mode_sdk::copilot_wire::{hooks_edit, instructions_edit};
 
 pub const ROUTING_TEXT: &str =
     include_str!("../../../../configs/vscode-copilot/copilot-instructions.md");

@@ -98,7 +98,7 @@ async fn run(sink: &Arc<RecordingSink>, value: serde_json::Value) -> FetchReport
         timeout: Duration::from_secs(10),
         ..FetchOptions::default()
     };
-    fetch_and_index(Arc::clone(sink), params(value), opts).await
+    fetch_and_index(Arc::clone(sink), params(value), opts, "ctx_search").await
 }
 
 fn long_markdown() -> String {
@@ -353,6 +353,7 @@ async fn runs_on_the_multi_thread_runtime_the_server_uses() {
         Arc::clone(&sink),
         params(json!({ "url": urls, "concurrency": 3 })),
         FetchOptions::default(),
+        "ctx_search",
     );
     let report = tokio::spawn(run).await.expect("task");
     assert!(

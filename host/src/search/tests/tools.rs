@@ -37,6 +37,7 @@ fn index_content_then_search_it() {
     let cx = ToolContext {
         session_id: "s1",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     let doc = "# Runbook\n## Restart\nUse `systemctl restart shop` to restart.\n## Logs\nLogs live in /var/log/shop.\n";
     let reply = ctx_index(
@@ -79,6 +80,7 @@ fn index_a_directory_by_relative_path() {
     let cx = ToolContext {
         session_id: "s1",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     let reply = ctx_index(
         &mut e.store,
@@ -105,6 +107,7 @@ fn bad_inputs_get_one_line_errors() {
     let cx = ToolContext {
         session_id: "s1",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     for reply in [
         ctx_index(&mut e.store, &cx, &params("{}"), None),
@@ -149,6 +152,7 @@ fn search_on_an_empty_index_says_so_and_stopwords_say_why() {
     let cx = ToolContext {
         session_id: "s1",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     let reply = ctx_search(
         &e.store,
@@ -178,6 +182,7 @@ fn flood_guard_reduces_then_redirects() {
     let cx = ToolContext {
         session_id: "s1",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     let doc: String = (0..20)
         .map(|i| format!("## Part {i}\nshared keyword number {i}\n"))
@@ -227,6 +232,7 @@ fn flood_guard_reduces_then_redirects() {
     let other = ToolContext {
         session_id: "s2",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     let reply = ctx_search(
         &e.store,
@@ -247,6 +253,7 @@ fn many_results_stay_within_the_output_cap() {
     let cx = ToolContext {
         session_id: "s1",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     let doc: String = (0..300)
         .map(|i| {
@@ -287,10 +294,12 @@ fn purge_by_source_session_and_project_says_what_went() {
     let a = ToolContext {
         session_id: "sa",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     let b = ToolContext {
         session_id: "sb",
         project_dir: e.project.path(),
+        names: Default::default(),
     };
     for (cx, label) in [(&a, "build-log"), (&a, "test-log"), (&b, "api-notes")] {
         let json = serde_json::json!({"content": format!("text of {label}"), "source": label});

@@ -560,3 +560,69 @@ fn large_read_names_the_hosts_range_parameters() {
         "{reason}"
     );
 }
+
+fn mcp(name: &str, input: serde_json::Value) -> ToolCall {
+    let parsed = context_mode_sdk::tool_name::parse_tool_name(name);
+    let mut call = ToolCall::new(name, parsed.kind);
+    call.mcp_server = parsed.mcp_server;
+    call.mcp_tool = parsed.mcp_tool;
+    call.input_json = input.to_string();
+    call
+}
+
+#[test]
+fn another_servers_fetch_tool_takes_the_web_fetch_redirect() {
+    let url = "https://docs.rs/serde";
+    let mut web_fetch = ToolCall::new("WebFetch", ToolKind::WebFetch);
+    web_fetch.url = Some(url.into());
+    let expected = action(&web_fetch, &context(&[]));
+    for name in ["mcp_web_fetch", "mcp_fetch_tool", "mcp__fetch__fetch"] {
+        let call = mcp(name, serde_json::json!({ "url": url }));
+        assert_eq!(action(&call, &context(&[])), expected, "{name}");
+    }
+}
+
+#[test]
+fn fetch_tool_redirect_keeps_the_users_rules() {
+    let call = mcp(
+        "mcp__fetch__fetch",
+        serde_json::json!({ "url": "https://internal.corp/wiki" }),
+    );
+    let denied = context(&[("mcp__fetch__fetch", Deny, User)]);
+    assert!(matches!(action(&call, &denied), Action::Deny(r) if r.contains("`mcp__fetch__fetch`")));
+    let server_denied = context(&[("mcp__fetch", Deny, Project)]);
+    assert!(matches!(action(&call, &server_denied), Action::Deny(_)));
+    let domain = context(&[("WebFetch(domain:internal.corp)", Deny, User)]);
+    assert!(matches!(action(&call, &domain), Action::Deny(r) if r.contains("internal.corp")));
+    let asked = context(&[("WebFetch(domain:*.corp)", Ask, ProjectLocal)]);
+    assert!(matches!(action(&call, &asked), Action::Ask(_)));
+    // As for WebFetch, an allow grants the tool and the redirect stays in force.
+    let mut allowed = context(&[("mcp__fetch__fetch", Allow, User)]);
+    assert!(is_redirect_to(
+        &action(&call, &allowed),
+        "ctx_fetch_and_index"
+    ));
+    allowed.server_live = false;
+    assert_eq!(action(&call, &allowed), Action::Allow);
+    // A WebFetch domain allow alone grants a page, never another server's tool.
+    let mut domain_allowed = context(&[("WebFetch(domain:internal.corp)", Allow, User)]);
+    domain_allowed.server_live = false;
+    assert_eq!(action(&call, &domain_allowed), Action::NoOpinion);
+}
+
+#[test]
+fn our_fetch_and_fetch_tools_without_a_url_are_left_alone() {
+    let url = serde_json::json!({ "url": "https://docs.rs/serde" });
+    let ours = ctx("ctx_fetch_and_index", url.clone());
+    assert_eq!(action(&ours, &context(&[])), Action::NoOpinion);
+    let no_url = mcp("mcp__git__fetch", serde_json::json!({ "remote": "origin" }));
+    assert_eq!(action(&no_url, &context(&[])), Action::NoOpinion);
+    let other = mcp("mcp__github__get_issue", url.clone());
+    assert_eq!(action(&other, &context(&[])), Action::NoOpinion);
+    let mut offline = context(&[]);
+    offline.server_live = false;
+    assert_eq!(
+        action(&mcp("mcp_web_fetch", url), &offline),
+        Action::NoOpinion
+    );
+}

@@ -1,5 +1,7 @@
 //! Detectors for the routing rules: which shell commands print network
-//! responses, and which print large output by nature.
+//! responses, which print large output by nature, and which other servers'
+//! tools fetch a page.
 
+pub mod fetch_tool;
 pub mod network;
 pub mod noisy;

@@ -300,7 +300,14 @@ pub fn evaluate(
             }
             Some(_) => read_path_allowed |= matches!(item, Item::ReadPath(_)),
             None => {
-                let counts = !matches!(item, Item::Tool) || !has_subject_items;
+                // Another server's tool is granted by its own name: the URL its fetch
+                // tool loads can be denied or asked for by `WebFetch(…)` rules, but an
+                // allow of `mcp__server__tool` needs no `WebFetch` allow beside it.
+                let counts = match item {
+                    Item::Tool => !has_subject_items || call.kind == ToolKind::Mcp,
+                    Item::Url(_) => call.kind != ToolKind::Mcp,
+                    _ => true,
+                };
                 all_allowed &= !counts;
             }
         }

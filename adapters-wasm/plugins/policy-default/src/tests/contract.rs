@@ -125,6 +125,17 @@ fn scenarios(prefix: &str, text: &str) -> Vec<(String, ToolCall, PolicyContext, 
         context(prefix, vec![]),
         Kind::Redirect,
     ));
+    let mut mcp_fetch = ToolCall::new("mcp__fetch__fetch", ToolKind::Mcp);
+    mcp_fetch.mcp_server = Some("fetch".into());
+    mcp_fetch.mcp_tool = Some("fetch".into());
+    mcp_fetch.input_json =
+        serde_json::json!({ "url": format!("https://x.dev/{text}") }).to_string();
+    out.push((
+        "another server's fetch".into(),
+        mcp_fetch,
+        context(prefix, vec![]),
+        Kind::Redirect,
+    ));
     out.push((
         "curl".into(),
         shell(format!("curl -s https://x.dev/{quote}")),
@@ -388,7 +399,7 @@ fn every_path_of_decide_keeps_the_wording_contract() {
             }
         }
     }
-    assert_eq!(checked, PREFIXES.len() * user_texts().len() * 20);
+    assert_eq!(checked, PREFIXES.len() * user_texts().len() * 21);
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! The Copilot IDE hook wire protocol, shared by the VS Code Copilot and JetBrains
 //! Copilot adapters: the events, stdin → normalized event, reply → stdout, the MCP tool
-//! naming, and the hooks file both IDEs read. The JetBrains crate includes this very
-//! file (`#[path = "../../vscode-copilot/src/wire.rs"]`), so the protocol is written
-//! once and each crate still builds its own component (a crate dependency would link
-//! the other adapter's component exports into it).
+//! naming, and the hooks file both IDEs read. It lives in the SDK (as `claude_wire`,
+//! `pi_wire` and `opencode_wire` do for their families) so the protocol is written once
+//! and each adapter still builds its own component (a crate dependency on the other
+//! adapter would link its component exports in).
 //!
 //! Where the facts come from:
 //! - **Verified against VS Code's hook documentation** (microsoft/vscode-docs
@@ -40,17 +40,17 @@
 //!   so both spellings are recognised as ours, and [`ctx_tool_name`] gives the
 //!   documented current one.
 
-use context_mode_sdk::adapter::{
+use crate::adapter::{
     Capabilities, ConfigEdit, ConfigFormat, EditKind, ParseError, ParseInput, Rendered, Reply,
     Verdict,
 };
-use context_mode_sdk::json::{first_str, get_str, non_empty, to_pretty};
-use context_mode_sdk::reply::updated_input;
-use context_mode_sdk::reply::{context_reply, hook_event};
-use context_mode_sdk::reply::{hook_specific_output, non_blank};
-use context_mode_sdk::serde_json::{Map, Value};
-use context_mode_sdk::setup::hook_command;
-use context_mode_sdk::{
+use crate::json::{first_str, get_str, non_empty, to_pretty};
+use crate::reply::updated_input;
+use crate::reply::{context_reply, hook_event};
+use crate::reply::{hook_specific_output, non_blank};
+use crate::serde_json::{Map, Value};
+use crate::setup::hook_command;
+use crate::{
     EventKind, HostEvent, JsonObject, NormalizedEvent, SessionSource, ToolCall, ToolKind,
     ToolResult, build_tool_call, env_value, event_and_payload, input_object, pid_session_id,
     session_id_from_transcript, session_source, tool_output,
@@ -70,7 +70,7 @@ pub const HOOKS_FILE: &str = "{project}/.github/hooks/context-mode.json";
 /// The instructions file both IDEs' Copilot read for every chat in the project.
 pub const INSTRUCTIONS_FILE: &str = "{project}/.github/copilot-instructions.md";
 
-pub const EVENTS: &[HostEvent] = &[
+pub const COPILOT_EVENTS: &[HostEvent] = &[
     HostEvent {
         cli: "pretooluse",
         name: "PreToolUse",
@@ -147,8 +147,8 @@ pub fn ctx_tool_name(server: &str, tool: &str) -> String {
     format!("mcp_{prefix}_{tool}")
 }
 
-pub fn parse(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
-    let (event, payload) = event_and_payload(EVENTS, input)?;
+pub fn parse_copilot_payload(input: &ParseInput) -> Result<NormalizedEvent, ParseError> {
+    let (event, payload) = event_and_payload(COPILOT_EVENTS, input)?;
     let transcript_path = path_field(&payload, &["transcript_path", "transcriptPath"]);
     let session_id = session_id(&payload, transcript_path.as_deref(), input.parent_pid);
     let mut normalized = NormalizedEvent {
@@ -246,10 +246,10 @@ fn prompt_text(payload: &Map<String, Value>) -> Option<String> {
 
 /// Every reply exits 0 (exit 2 would be an error shown to the model); "nothing to say"
 /// is empty stdout, which the IDE takes as no result.
-pub fn render(reply: &Reply) -> Rendered {
+pub fn render_copilot_reply(reply: &Reply) -> Rendered {
     let stdout = match reply.event {
         EventKind::PreToolUse => pre_tool_use(reply),
-        EventKind::PostToolUse | EventKind::SessionStart => context_reply(EVENTS, reply),
+        EventKind::PostToolUse | EventKind::SessionStart => context_reply(COPILOT_EVENTS, reply),
         EventKind::UserPrompt | EventKind::PreCompact | EventKind::Stop => None,
     };
     Rendered {
@@ -278,7 +278,7 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
     if decision.is_none() && updated_input.is_none() && context.is_none() {
         return None;
     }
-    let specific = hook_event(EVENTS, reply)
+    let specific = hook_event(COPILOT_EVENTS, reply)
         .put_opt("permissionDecision", decision)
         .put_opt(
             "permissionDecisionReason",
@@ -299,12 +299,14 @@ fn pre_tool_use(reply: &Reply) -> Option<String> {
 /// entries, written the same by either adapter's setup, runs once in each; the command
 /// names the VS Code adapter because both speak the same protocol.
 pub fn hooks_edit(cm: &str, summary: &str) -> ConfigEdit {
-    let hooks = EVENTS.iter().fold(JsonObject::new(), |hooks, event| {
-        let handler = JsonObject::new()
-            .put("type", "command")
-            .put("command", hook_command(cm, HOOK_PLATFORM, event.cli));
-        hooks.put(event.name, Value::Array(vec![handler.into()]))
-    });
+    let hooks = COPILOT_EVENTS
+        .iter()
+        .fold(JsonObject::new(), |hooks, event| {
+            let handler = JsonObject::new()
+                .put("type", "command")
+                .put("command", hook_command(cm, HOOK_PLATFORM, event.cli));
+            hooks.put(event.name, Value::Array(vec![handler.into()]))
+        });
     ConfigEdit {
         kind: EditKind::Hooks,
         file: HOOKS_FILE.to_owned(),
@@ -332,8 +334,8 @@ pub fn instructions_edit(text: &str) -> ConfigEdit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use context_mode_sdk::serde_json::json;
-    use context_mode_sdk::{event_by_cli_name, parse_object};
+    use crate::serde_json::json;
+    use crate::{event_by_cli_name, parse_object};
 
     fn input(native: &str, stdin: &str) -> ParseInput {
         ParseInput {
@@ -355,7 +357,7 @@ mod tests {
     }
 
     fn out(reply: &Reply) -> String {
-        let rendered = render(reply);
+        let rendered = render_copilot_reply(reply);
         assert_eq!(rendered.exit_code, 0);
         assert_eq!(rendered.stderr, "");
         rendered.stdout
@@ -363,7 +365,7 @@ mod tests {
 
     #[test]
     fn eight_events_with_the_documented_capabilities() {
-        let names: Vec<&str> = EVENTS.iter().map(|e| e.name).collect();
+        let names: Vec<&str> = COPILOT_EVENTS.iter().map(|e| e.name).collect();
         assert_eq!(
             names,
             [
@@ -377,7 +379,7 @@ mod tests {
                 "Stop"
             ]
         );
-        let caps = |cli: &str| event_by_cli_name(EVENTS, cli).map(|e| e.capabilities);
+        let caps = |cli: &str| event_by_cli_name(COPILOT_EVENTS, cli).map(|e| e.capabilities);
         assert_eq!(
             caps("pretooluse"),
             Some(
@@ -414,7 +416,10 @@ mod tests {
                 "PreToolUse",
                 &format!(r#","tool_name":"{name}","tool_input":{{"code":"ls"}}"#),
             );
-            let tool = parse(&input("pretooluse", &stdin)).unwrap().tool.unwrap();
+            let tool = parse_copilot_payload(&input("pretooluse", &stdin))
+                .unwrap()
+                .tool
+                .unwrap();
             assert_eq!(tool.kind, ToolKind::Ctx, "{name}");
         }
     }
@@ -425,7 +430,7 @@ mod tests {
             "PreToolUse",
             r#","tool_name":"run_in_terminal","tool_input":{"command":"curl -s https://example.com","explanation":"Fetch","isBackground":false},"tool_use_id":"call_1""#,
         );
-        let event = parse(&input("pretooluse", &stdin)).unwrap();
+        let event = parse_copilot_payload(&input("pretooluse", &stdin)).unwrap();
         assert_eq!(event.kind, EventKind::PreToolUse);
         assert_eq!(event.session_id, "4b3c9f0e-session");
         assert_eq!(event.project_dir.as_deref(), Some("/home/dev/app"));
@@ -446,7 +451,7 @@ mod tests {
             "toolResponse": "line 1"
         })
         .to_string();
-        let event = parse(&input("posttooluse", &stdin)).unwrap();
+        let event = parse_copilot_payload(&input("posttooluse", &stdin)).unwrap();
         assert_eq!(event.session_id, "snake-session");
         assert_eq!(event.project_dir.as_deref(), Some("/home/dev/app"));
         let tool = event.tool.unwrap();
@@ -457,12 +462,17 @@ mod tests {
         let no_session =
             json!({"transcript_path": {"fsPath": "/t/0b6f8d2e-1c3a-4f5b-9e7d-2a4c6e8f0a1b.jsonl"}});
         assert_eq!(
-            parse(&input("stop", &no_session.to_string()))
+            parse_copilot_payload(&input("stop", &no_session.to_string()))
                 .unwrap()
                 .session_id,
             "0b6f8d2e-1c3a-4f5b-9e7d-2a4c6e8f0a1b"
         );
-        assert_eq!(parse(&input("stop", "{}")).unwrap().session_id, "pid-4242");
+        assert_eq!(
+            parse_copilot_payload(&input("stop", "{}"))
+                .unwrap()
+                .session_id,
+            "pid-4242"
+        );
     }
 
     #[test]
@@ -470,10 +480,18 @@ mod tests {
         let mut with_env = input("stop", r#"{"sessionId":"s","cwd":""}"#);
         with_env.env = vec![(ENV_PROJECT_DIR.to_owned(), "/proj".to_owned())];
         assert_eq!(
-            parse(&with_env).unwrap().project_dir.as_deref(),
+            parse_copilot_payload(&with_env)
+                .unwrap()
+                .project_dir
+                .as_deref(),
             Some("/proj")
         );
-        assert_eq!(parse(&input("stop", "{}")).unwrap().project_dir, None);
+        assert_eq!(
+            parse_copilot_payload(&input("stop", "{}"))
+                .unwrap()
+                .project_dir,
+            None
+        );
     }
 
     #[test]
@@ -482,21 +500,30 @@ mod tests {
             "PreToolUse",
             r#","tool_name":"fetch_webpage","tool_input":{"urls":["https://docs.rs/x","https://b"],"query":"q"}"#,
         );
-        let tool = parse(&input("pretooluse", &fetch)).unwrap().tool.unwrap();
+        let tool = parse_copilot_payload(&input("pretooluse", &fetch))
+            .unwrap()
+            .tool
+            .unwrap();
         assert_eq!(tool.kind, ToolKind::WebFetch);
         assert_eq!(tool.url.as_deref(), Some("https://docs.rs/x"));
         let whole = common(
             "PreToolUse",
             r#","tool_name":"read_file","tool_input":{"filePath":"/a/big.txt"}"#,
         );
-        let tool = parse(&input("pretooluse", &whole)).unwrap().tool.unwrap();
+        let tool = parse_copilot_payload(&input("pretooluse", &whole))
+            .unwrap()
+            .tool
+            .unwrap();
         assert!(!tool.has_range);
         assert_eq!(tool.path.as_deref(), Some("/a/big.txt"));
         let agent = common(
             "PreToolUse",
             r#","tool_name":"runSubagent","tool_input":{"prompt":"find x","description":"d"}"#,
         );
-        let tool = parse(&input("pretooluse", &agent)).unwrap().tool.unwrap();
+        let tool = parse_copilot_payload(&input("pretooluse", &agent))
+            .unwrap()
+            .tool
+            .unwrap();
         assert_eq!(tool.kind, ToolKind::Agent);
         assert_eq!(tool.prompt.as_deref(), Some("find x"));
     }
@@ -505,7 +532,7 @@ mod tests {
     fn non_tool_events() {
         let prompt = common("UserPromptSubmit", r#","prompt":"fix the build""#);
         assert_eq!(
-            parse(&input("userpromptsubmit", &prompt))
+            parse_copilot_payload(&input("userpromptsubmit", &prompt))
                 .unwrap()
                 .prompt
                 .as_deref(),
@@ -516,7 +543,7 @@ mod tests {
             r#","prompt":[{"type":"text","text":"first"},{"type":"image"},"second"]"#,
         );
         assert_eq!(
-            parse(&input("userpromptsubmit", &parts))
+            parse_copilot_payload(&input("userpromptsubmit", &parts))
                 .unwrap()
                 .prompt
                 .as_deref(),
@@ -524,16 +551,18 @@ mod tests {
         );
         let start = common("SessionStart", r#","source":"new""#);
         assert_eq!(
-            parse(&input("sessionstart", &start)).unwrap().source,
+            parse_copilot_payload(&input("sessionstart", &start))
+                .unwrap()
+                .source,
             Some(SessionSource::Startup)
         );
         let sub = common("SubagentStart", r#","agent_id":"a1","agent_type":"Plan""#);
-        let event = parse(&input("subagentstart", &sub)).unwrap();
+        let event = parse_copilot_payload(&input("subagentstart", &sub)).unwrap();
         assert_eq!(event.kind, EventKind::SessionStart);
         assert_eq!(event.source, Some(SessionSource::Startup));
         let compact = common("PreCompact", r#","trigger":"auto""#);
         assert_eq!(
-            parse(&input("precompact", &compact))
+            parse_copilot_payload(&input("precompact", &compact))
                 .unwrap()
                 .trigger
                 .as_deref(),
@@ -541,7 +570,9 @@ mod tests {
         );
         let stop = common("SubagentStop", r#","stop_hook_active":false"#);
         assert_eq!(
-            parse(&input("subagentstop", &stop)).unwrap().kind,
+            parse_copilot_payload(&input("subagentstop", &stop))
+                .unwrap()
+                .kind,
             EventKind::Stop
         );
     }
@@ -555,7 +586,7 @@ mod tests {
             ("pretooluse", r#"{"tool_input":{}}"#),
             ("posttooluse", r#"{"tool_name":"  "}"#),
         ] {
-            match parse(&input(native, stdin)) {
+            match parse_copilot_payload(&input(native, stdin)) {
                 Err(ParseError::BadInput(message)) => {
                     assert!(!message.is_empty() && !message.contains('\n'), "{message}");
                 }
@@ -563,7 +594,7 @@ mod tests {
             }
         }
         assert_eq!(
-            parse(&input("notification", "{}")).unwrap_err(),
+            parse_copilot_payload(&input("notification", "{}")).unwrap_err(),
             ParseError::UnknownEvent("notification".to_owned())
         );
     }
@@ -656,8 +687,8 @@ mod tests {
         assert!(!edit.optional);
         let doc = parse_object(&edit.content).unwrap();
         let hooks = doc["hooks"].as_object().unwrap();
-        assert_eq!(hooks.len(), EVENTS.len());
-        for event in EVENTS {
+        assert_eq!(hooks.len(), COPILOT_EVENTS.len());
+        for event in COPILOT_EVENTS {
             assert_eq!(
                 hooks[event.name],
                 json!([{"type": "command", "command": format!("\"/Users/Jane Doe/bin/cm\" hook vscode-copilot {}", event.cli)}]),

@@ -1,6 +1,8 @@
 //! What OpenCode and KiloCode share (KiloCode is an OpenCode fork with the same plugin
-//! API; KiloCode's adapter includes this file): the plugin events, the shim that
-//! carries them to `cm hook`, and how the host names our MCP tools.
+//! API, unchanged): the plugin events, the shim that carries them to `cm hook`, how the
+//! host names our MCP tools, and the parse, render and setup plan of both adapters
+//! (`parse`, `render`, `plan`); each adapter keeps only its describe and its config
+//! folder.
 //!
 //! The shim (`configs/opencode/context-mode.js`) hands each event to
 //! `cm hook <id> <event>` as `{hook_event_name, directory, worktree, input, output}`:
@@ -24,13 +26,18 @@
 //! - `experimental.session.compacting(input {sessionID}, output {context, prompt})`
 //!   (**reference**: not fired by the scripted sessions).
 
-use context_mode_sdk::adapter::Capabilities;
-use context_mode_sdk::{EventKind, HostEvent};
+mod parse;
+mod plan;
+mod render;
 
-/// The shim every plugin host of this family loads, before `shim` fills it in.
-const SHIM: &str = include_str!("../../../../configs/opencode/context-mode.js");
+pub use parse::parse_opencode_payload;
+pub use plan::{MCP_SERVER, OpenCodeHost, opencode_setup_plan};
+pub use render::render_opencode_reply;
 
-pub const EVENTS: &[HostEvent] = &[
+use crate::adapter::Capabilities;
+use crate::{EventKind, HostEvent};
+
+pub const OPENCODE_EVENTS: &[HostEvent] = &[
     // A throw stops the call with our reason; `output.args` is the input that runs.
     HostEvent {
         cli: "tool.execute.before",
@@ -86,13 +93,14 @@ fn sanitize(part: &str) -> String {
         .collect()
 }
 
-/// The shim for `platform`, running `cm` as `cm_command` (spawned directly, no shell:
-/// a path with spaces needs no quoting).
-pub fn shim(cm_command: &str, platform: &str) -> String {
-    let literal = |text: &str| {
-        context_mode_sdk::serde_json::to_string(text).unwrap_or_else(|_| "\"cm\"".to_owned())
-    };
-    SHIM.replace("\"__CM_COMMAND__\"", &literal(cm_command))
+/// The shim (`configs/opencode/context-mode.js`, the `template` an adapter includes) for
+/// `platform`, running `cm` as `cm_command` (spawned directly, no shell: a path with
+/// spaces needs no quoting).
+pub fn shim_source(template: &str, cm_command: &str, platform: &str) -> String {
+    let literal =
+        |text: &str| crate::serde_json::to_string(text).unwrap_or_else(|_| "\"cm\"".to_owned());
+    template
+        .replace("\"__CM_COMMAND__\"", &literal(cm_command))
         .replace("\"__CM_PLATFORM__\"", &literal(platform))
 }
 
@@ -109,26 +117,6 @@ mod tests {
         assert_eq!(
             ctx_tool_name("my.server", "ctx_search"),
             "my_server_ctx_search"
-        );
-    }
-
-    #[test]
-    fn the_shim_names_cm_and_the_platform_and_every_event() {
-        let shim = shim("/opt/my tools/cm", "opencode");
-        assert!(shim.contains(r#"const CM = "/opt/my tools/cm";"#), "{shim}");
-        assert!(shim.contains(r#"const PLATFORM = "opencode";"#));
-        assert!(!shim.contains("__CM_"));
-        for event in EVENTS {
-            assert!(
-                shim.contains(&format!("forward(\"{}\")", event.cli)),
-                "{}",
-                event.cli
-            );
-        }
-        let quoted = super::shim(r#"C:\cm "x".exe"#, "kilo");
-        assert!(
-            quoted.contains(r#"const CM = "C:\\cm \"x\".exe";"#),
-            "{quoted}"
         );
     }
 }

@@ -1,5 +1,5 @@
 //! The setup plan of a host of the OpenCode family, from where the host keeps its
-//! configuration (KiloCode's adapter includes this file):
+//! configuration:
 //!
 //! - MCP server: `mcp.context-mode = {type: "local", command: [cm, "serve"]}` in the
 //!   global config file (**verified**: the shape both CLIs read, and the server
@@ -13,38 +13,41 @@
 //! - instructions (optional): `AGENTS.md` in the global config folder (every project)
 //!   or the project's `AGENTS.md` (this project), the rules files both hosts read.
 
-use context_mode_sdk::JsonObject;
-use context_mode_sdk::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
-use context_mode_sdk::json::to_pretty;
-use context_mode_sdk::serde_json::Value;
-use context_mode_sdk::setup::cm_command;
+use serde_json::Value;
+
+use crate::JsonObject;
+use crate::adapter::{ConfigEdit, ConfigFormat, EditKind, SetupInput, SetupPlan};
+use crate::json::to_pretty;
+use crate::setup::cm_command;
 
 /// The name setup registers the MCP server under.
 pub const MCP_SERVER: &str = "context-mode";
-const ROUTING_TEXT: &str = include_str!("../../../../configs/opencode/AGENTS.md");
 
 /// Where one host of the family keeps its configuration.
-pub struct HostConfig {
+pub struct OpenCodeHost {
     pub platform: &'static str,
     pub display_name: &'static str,
     /// The global config folder, e.g. `{env:XDG_CONFIG_HOME|~/.config}/opencode`.
     pub dir: &'static str,
     /// The config file in it, e.g. `opencode.json`.
     pub file: &'static str,
+    /// The routing instructions (`configs/opencode/AGENTS.md`).
+    pub routing_text: &'static str,
 }
 
-pub fn plan(host: &HostConfig, input: &SetupInput) -> SetupPlan {
+/// The plan of `host`; `shim` is the template of `configs/opencode/context-mode.js`.
+pub fn opencode_setup_plan(host: &OpenCodeHost, shim: &str, input: &SetupInput) -> SetupPlan {
     let cm = cm_command(&input.cm_command);
     SetupPlan {
         edits: vec![
             mcp_edit(host, cm),
-            plugin_edit(host, cm),
+            plugin_edit(host, shim, cm),
             routing_edit(host, input.project_dir.is_some()),
         ],
     }
 }
 
-fn mcp_edit(host: &HostConfig, cm: &str) -> ConfigEdit {
+fn mcp_edit(host: &OpenCodeHost, cm: &str) -> ConfigEdit {
     let server = JsonObject::new()
         .put("type", "local")
         .put("command", Value::Array(vec![cm.into(), "serve".into()]))
@@ -63,12 +66,12 @@ fn mcp_edit(host: &HostConfig, cm: &str) -> ConfigEdit {
     }
 }
 
-fn plugin_edit(host: &HostConfig, cm: &str) -> ConfigEdit {
+fn plugin_edit(host: &OpenCodeHost, shim: &str, cm: &str) -> ConfigEdit {
     ConfigEdit {
         kind: EditKind::Hooks,
         file: format!("{}/plugins/context-mode.js", host.dir),
         format: ConfigFormat::Text,
-        content: crate::wire::shim(cm, host.platform),
+        content: super::shim_source(shim, cm, host.platform),
         summary: format!(
             "Add the context-mode plugin that hands {}'s tool, prompt, compaction and system-prompt events to cm hook",
             host.display_name
@@ -77,7 +80,7 @@ fn plugin_edit(host: &HostConfig, cm: &str) -> ConfigEdit {
     }
 }
 
-fn routing_edit(host: &HostConfig, for_project: bool) -> ConfigEdit {
+fn routing_edit(host: &OpenCodeHost, for_project: bool) -> ConfigEdit {
     let (file, scope) = if for_project {
         ("{project}/AGENTS.md".to_owned(), "this project")
     } else {
@@ -87,7 +90,7 @@ fn routing_edit(host: &HostConfig, for_project: bool) -> ConfigEdit {
         kind: EditKind::Instructions,
         file,
         format: ConfigFormat::Text,
-        content: ROUTING_TEXT.to_owned(),
+        content: host.routing_text.to_owned(),
         summary: format!(
             "Add context-mode routing instructions to {}'s AGENTS.md for {scope}",
             host.display_name
