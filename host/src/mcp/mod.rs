@@ -46,11 +46,8 @@ async fn run() -> anyhow::Result<()> {
     let project = crate::paths::project_dir();
     let session = crate::agent_session::ServerSession::of_this_process(root.clone());
     let service = Arc::new(Service::new(root.clone(), project, session));
-    {
-        // Old content and memory files are housekeeping: never in the way of the handshake.
-        let service = service.clone();
-        tokio::task::spawn_blocking(move || service.start_up_cleanup());
-    }
+    // The tool list is the client's next request: made beside the handshake.
+    tokio::task::spawn_blocking(CmServer::prepare);
     let lifecycle = Lifecycle::new();
     let server = CmServer::new(service.clone());
     let transport = transport::StdioTransport::new(
@@ -66,6 +63,12 @@ async fn run() -> anyhow::Result<()> {
             return Ok(());
         }
     };
+    {
+        // Old content and memory files are housekeeping (this opens the store too):
+        // never in the way of the handshake.
+        let service = service.clone();
+        tokio::task::spawn_blocking(move || service.start_up_cleanup());
+    }
     {
         // What the first served hooks need, loaded once in the background (ADR 35).
         let service = service.clone();

@@ -1,6 +1,6 @@
 //! The rmcp server handler: lists the registered tools and routes calls to the services.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
@@ -16,21 +16,26 @@ use crate::service::{Reply, Service, printable};
 /// sent in practice, rmcp drops the response of a cancelled request.
 const REQUEST_CANCELLED: i32 = -32800;
 
+/// The tools with their JSON schemas, made on first use: `cm serve` makes them beside
+/// the handshake (see [`CmServer::prepare`]), not before it (issue 31).
+static TOOLS: LazyLock<Vec<ToolSpec>> = LazyLock::new(tools::all);
+/// Answered, never listed (`tools::unlisted`).
+static UNLISTED: LazyLock<Vec<ToolSpec>> = LazyLock::new(tools::unlisted);
+
 #[derive(Clone)]
 pub struct CmServer {
     service: Arc<Service>,
-    tools: Arc<Vec<ToolSpec>>,
-    /// Answered, never listed (`tools::unlisted`).
-    unlisted: Arc<Vec<ToolSpec>>,
 }
 
 impl CmServer {
     pub fn new(service: Arc<Service>) -> Self {
-        CmServer {
-            service,
-            tools: Arc::new(tools::all()),
-            unlisted: Arc::new(tools::unlisted()),
-        }
+        CmServer { service }
+    }
+
+    /// Makes the tool list now (a blocking thread's work while the handshake runs).
+    pub fn prepare() {
+        LazyLock::force(&TOOLS);
+        LazyLock::force(&UNLISTED);
     }
 }
 
@@ -57,7 +62,7 @@ impl ServerHandler for CmServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(
-            self.tools.iter().map(ToolSpec::to_tool).collect(),
+            TOOLS.iter().map(ToolSpec::to_tool).collect(),
         ))
     }
 
@@ -71,8 +76,8 @@ impl ServerHandler for CmServer {
         }
         let name = request.name.as_ref();
         let raw = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let decoded = tools::lookup(&self.tools, name)
-            .or_else(|_| tools::lookup(&self.unlisted, name))
+        let decoded = tools::lookup(&TOOLS, name)
+            .or_else(|_| tools::lookup(&UNLISTED, name))
             .and_then(|tool| Ok((tool, tool.decode(&raw)?)));
         let (tool, call) = match decoded {
             Ok(found) => found,

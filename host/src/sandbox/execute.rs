@@ -24,7 +24,9 @@ pub const FILE_PATH_VARIABLES: [&str; 3] = ["FILE_CONTENT_PATH", "FILE_PATH", "f
 /// Runs scripts. One per server; cheap to share behind an `Arc`.
 #[derive(Debug)]
 pub struct Sandbox {
-    runtimes: Arc<Runtimes>,
+    /// Detected on first use when the sandbox was made by
+    /// [`Sandbox::detecting_on_first_use`]: `cm serve` answers its handshake first.
+    runtimes: std::sync::OnceLock<Arc<Runtimes>>,
     /// The environment children start from; `None` = this process's, read per call.
     base_env: Option<Vec<(OsString, OsString)>>,
     capture_max_bytes: usize,
@@ -108,8 +110,16 @@ impl ExecOutcome {
 
 impl Sandbox {
     pub fn new(runtimes: Arc<Runtimes>) -> Sandbox {
+        let sandbox = Sandbox::detecting_on_first_use();
+        let _ = sandbox.runtimes.set(runtimes);
+        sandbox
+    }
+
+    /// A sandbox over this machine's runtimes, detected (the catalog read, `PATH`
+    /// searched) when a call first needs them.
+    pub fn detecting_on_first_use() -> Sandbox {
         Sandbox {
-            runtimes,
+            runtimes: std::sync::OnceLock::new(),
             base_env: None,
             capture_max_bytes: limits::EXEC_CAPTURE_MAX_BYTES,
             background_root: crate::paths::data_root()
@@ -148,7 +158,11 @@ impl Sandbox {
     }
 
     pub fn runtimes(&self) -> &Runtimes {
-        &self.runtimes
+        self.shared_runtimes()
+    }
+
+    fn shared_runtimes(&self) -> &Arc<Runtimes> {
+        self.runtimes.get_or_init(|| Arc::new(Runtimes::detect()))
     }
 
     /// Runs one script. `Err` means it could not be started; a script that ran
@@ -250,7 +264,7 @@ impl Sandbox {
             note_refusal(&mut outcome);
         }
         // A fallback runtime (Windows `shell` without Git Bash) says so once per server.
-        if let Some(note) = self.runtimes.note_once(&runtime) {
+        if let Some(note) = self.runtimes().note_once(&runtime) {
             push_line(&mut outcome.stderr, &note);
         }
         Ok(outcome)
@@ -302,10 +316,10 @@ impl Sandbox {
     /// Resolving may run a probe (a short blocking process) the first time; that
     /// happens on the blocking pool, the common case inline.
     async fn resolve(&self, language: &str) -> Result<ResolvedRuntime, SandboxError> {
-        if let Some(resolved) = self.runtimes.resolve_without_probe(language) {
+        if let Some(resolved) = self.runtimes().resolve_without_probe(language) {
             return Ok(resolved);
         }
-        let runtimes = self.runtimes.clone();
+        let runtimes = self.shared_runtimes().clone();
         let language = language.to_string();
         tokio::task::spawn_blocking(move || runtimes.resolve(&language))
             .await

@@ -31,7 +31,7 @@ impl Service {
         if let Some(reason) = &self.no_project {
             return Err(Reply::error(reason.to_string()));
         }
-        let engine = self.engine.as_ref().map_err(|e| {
+        let engine = self.engine().map_err(|e| {
             Reply::error(format!("security check unavailable ({e}); nothing was run"))
         })?;
         let registry = Registry::load(&self.root).unwrap_or_else(|err| {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::plugins::PluginEngine;
-use crate::sandbox::{Runtimes, Sandbox};
+use crate::sandbox::Sandbox;
 use crate::search::FloodGuard;
 use crate::store::Store;
 
@@ -91,10 +91,13 @@ pub struct Service {
     no_project: Option<crate::paths::ProjectDirError>,
     /// The agent's session, asked on every call (ADR 0021).
     session: crate::agent_session::ServerSession,
-    store: Result<Arc<Mutex<Store>>, StoreUnavailable>,
+    /// Opened on first use, not at start: the handshake waits for nothing it does not
+    /// need (issue 31; `cm serve` opens it right after, off the handshake's thread).
+    store: OnceLock<Result<Arc<Mutex<Store>>, StoreUnavailable>>,
     sandbox: Sandbox,
     flood: FloodGuard,
-    engine: Result<PluginEngine, crate::plugins::PluginError>,
+    /// Made on first use, like the store.
+    engine: OnceLock<Result<PluginEngine, crate::plugins::PluginError>>,
     /// The agent host, from the MCP client's name (set at initialize).
     platform: OnceLock<Platform>,
     /// Detection ran (the client's name does not change): an unknown client must not
@@ -127,15 +130,8 @@ impl Service {
             Ok(dir) => (dir, None),
             Err(gone) => (PathBuf::from("/"), Some(gone)),
         };
-        let store = match &no_project {
-            Some(reason) => Err(StoreUnavailable::NoProject(reason.clone())),
-            None => Store::open(&root, &project_dir)
-                .map(|s| Arc::new(Mutex::new(s)))
-                .map_err(StoreUnavailable::Open),
-        };
-        let engine = PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&root)));
         Service {
-            sandbox: Sandbox::new(Arc::new(Runtimes::detect()))
+            sandbox: Sandbox::detecting_on_first_use()
                 .with_background_root(crate::paths::background_dir(&root))
                 .with_confinement(crate::sandbox::confine::resolve(
                     &project_dir,
@@ -146,8 +142,8 @@ impl Service {
             project_dir,
             no_project,
             session,
-            store,
-            engine,
+            store: OnceLock::new(),
+            engine: OnceLock::new(),
             platform: OnceLock::new(),
             platform_detected: OnceLock::new(),
             source_counter: std::sync::atomic::AtomicU64::new(0),
@@ -196,13 +192,25 @@ impl Service {
 
     /// The plugin engine, or why there is none.
     pub fn engine(&self) -> Result<&PluginEngine, &crate::plugins::PluginError> {
-        self.engine.as_ref()
+        self.engine
+            .get_or_init(|| PluginEngine::new(Some(crate::paths::cwasm_cache_dir(&self.root))))
+            .as_ref()
+    }
+
+    /// The project's store as opened on first use, or why there is none.
+    fn opened_store(&self) -> &Result<Arc<Mutex<Store>>, StoreUnavailable> {
+        self.store.get_or_init(|| match &self.no_project {
+            Some(reason) => Err(StoreUnavailable::NoProject(reason.clone())),
+            None => Store::open(&self.root, &self.project_dir)
+                .map(|s| Arc::new(Mutex::new(s)))
+                .map_err(StoreUnavailable::Open),
+        })
     }
 
     /// The store, or the one-line reason it is unavailable.
     fn store(&self) -> Result<MutexGuard<'_, Store>, Reply> {
         let store = self
-            .store
+            .opened_store()
             .as_ref()
             .map_err(|e| Reply::error(e.to_string()))?;
         // A panic while holding the lock leaves the connection usable: SQLite rolls back.
@@ -214,14 +222,14 @@ impl Service {
     /// A connection of its own to this project's store, for one long call that must not
     /// hold the server's connection (a directory `ctx_index`).
     fn own_store(&self) -> Result<Store, Reply> {
-        if let Err(err) = &self.store {
+        if let Err(err) = self.opened_store() {
             return Err(Reply::error(err.to_string()));
         }
         Store::open(&self.root, &self.project_dir).map_err(|e| Reply::error(e.to_string()))
     }
 
     fn store_handle(&self) -> Result<Arc<Mutex<Store>>, Reply> {
-        self.store
+        self.opened_store()
             .as_ref()
             .map(Arc::clone)
             .map_err(|e| Reply::error(e.to_string()))

@@ -58,7 +58,7 @@ impl Service {
     /// Our tools' names under the server name this host registered us by (ADR 19), when
     /// it is not the default the descriptor was named for.
     fn registered_names(&self, descriptor: &Descriptor) -> Option<crate::model::CtxToolNames> {
-        let engine = self.engine.as_ref().ok()?;
+        let engine = self.engine().ok()?;
         let registry = Registry::load(&self.root).unwrap_or_default();
         let mut adapter = match registry.adapter(&descriptor.id) {
             Some(installed) => registry
@@ -81,7 +81,7 @@ impl Service {
     /// Descriptors of the adapters, installed ones first and overriding built-ins of the
     /// same id, up to and including the first one `stop_at` accepts.
     fn adapter_descriptors(&self, stop_at: impl Fn(&Descriptor) -> bool) -> Vec<Descriptor> {
-        let Ok(engine) = self.engine.as_ref() else {
+        let Ok(engine) = self.engine() else {
             return Vec::new();
         };
         let registry = Registry::load(&self.root).unwrap_or_default();
