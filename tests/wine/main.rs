@@ -259,33 +259,12 @@ impl WineSandbox {
     }
 
     fn hook_once(&self, platform: &str, event: &str, stdin: &[u8]) -> Output {
-        let mut command = self.cm();
-        command.args(["hook", platform, event]);
-        with_stdin(command, stdin)
+        common::hook_output(self.cm(), platform, event, stdin)
     }
 
     fn hook_errors(&self) -> String {
         std::fs::read_to_string(self.root.join("hook-errors.log")).unwrap_or_default()
     }
-}
-
-/// `command` run to its end with `stdin` written to it (from a thread: a child that
-/// answers before reading all of it must not block the writer).
-fn with_stdin(mut command: Command, stdin: &[u8]) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn under Wine");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&data);
-    });
-    let output = child.wait_with_output().expect("wait under Wine");
-    let _ = writer.join();
-    output
 }
 
 /// The project path in the spellings a reply may use: JSON-escaped Windows, plain
@@ -660,8 +639,8 @@ fn plugin_cmd_launcher_finds_cm_and_fails_open() {
     );
     for name in [&launcher, &extensionless] {
         let mut command = sandbox.cmd(&[&on_path]);
-        command.args([name.as_str(), "hook", "claude-code", "pretooluse"]);
-        let through = with_stdin(command, payload.as_bytes());
+        command.arg(name);
+        let through = common::hook_output(command, "claude-code", "pretooluse", payload.as_bytes());
         assert_eq!(through.status.code(), direct.status.code(), "{name}");
         assert_eq!(
             text(&through.stdout),
@@ -676,8 +655,8 @@ fn plugin_cmd_launcher_finds_cm_and_fails_open() {
     // No cm anywhere: fail open, one line in the log.
     let missing = "context-mode: cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
     let mut command = sandbox.cmd(&[]);
-    command.args([&launcher, "hook", "claude-code", "pretooluse"]);
-    let out = with_stdin(command, payload.as_bytes());
+    command.arg(&launcher);
+    let out = common::hook_output(command, "claude-code", "pretooluse", payload.as_bytes());
     assert_eq!(out.status.code(), Some(0), "stderr {}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
     let log = sandbox.hook_errors();

@@ -548,14 +548,14 @@ mod tests {
     fn plugin_form_keeps_events_and_matchers_and_names_the_plugin_server() {
         let plan = plan_for(SINCE);
         let files = render(&plan, "0.0.0").expect("render");
-        let hooks: Value = serde_json::from_str(
-            &files
+        let file = |suffix: &str| -> Value {
+            let (_, text) = files
                 .iter()
-                .find(|(p, _)| p.ends_with("hooks/hooks.json"))
-                .expect("hooks.json")
-                .1,
-        )
-        .expect("JSON");
+                .find(|(p, _)| p.ends_with(suffix))
+                .unwrap_or_else(|| panic!("no {suffix}"));
+            serde_json::from_str(text).expect("JSON")
+        };
+        let hooks = file("hooks/hooks.json");
         let planned = plan_json(&plan, EditKind::Hooks).expect("hooks edit");
         let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
         assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
@@ -563,14 +563,7 @@ mod tests {
             assert_eq!(hooks["hooks"][event][0]["matcher"], groups[0]["matcher"]);
         }
         let pre = &hooks["hooks"]["PreToolUse"][0]["hooks"][0];
-        let mcp: Value = serde_json::from_str(
-            &files
-                .iter()
-                .find(|(p, _)| p.ends_with(".mcp.json"))
-                .expect(".mcp.json")
-                .1,
-        )
-        .expect("JSON");
+        let mcp = file(".mcp.json");
         // No `sh`: the launcher is the program, `cm.cmd` on Windows (ADR 43).
         assert_eq!(mcp["mcpServers"][MCP_SERVER_NAME]["command"], LAUNCHER);
         assert_eq!(mcp["mcpServers"][MCP_SERVER_NAME]["args"], json!(["serve"]));
