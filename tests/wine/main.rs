@@ -332,6 +332,16 @@ fn run_golden(golden: &Golden, sandbox: &WineSandbox, case: &str) -> Result<(), 
     }
 }
 
+/// Held by the tests that answer hooks through a live server, so they never share the
+/// machine with each other: a hook that misses its time budget under Wine answers nothing.
+static HOOK_RUNS: Mutex<()> = Mutex::new(());
+
+fn hook_runs() -> std::sync::MutexGuard<'static, ()> {
+    HOOK_RUNS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// (i) Every golden of the four oldest hosts, each case in a fresh project with a live
 /// `cm serve` as in the `it` suite, `<base>-after` right after `<base>` (whose reply is
 /// checked too: it is a case of its own). Two cases at a time.
@@ -339,6 +349,7 @@ fn run_golden(golden: &Golden, sandbox: &WineSandbox, case: &str) -> Result<(), 
 fn hook_goldens_of_the_four_oldest_hosts() {
     print_not_under_wine();
     cm_exe();
+    let _alone = hook_runs();
     let cases: Vec<(Golden, String)> = ["claude-code", "gemini-cli", "cursor", "codex"]
         .into_iter()
         .flat_map(|platform| {
@@ -630,6 +641,7 @@ fn plugin_cmd_launcher_finds_cm_and_fails_open() {
     .to_string();
     // As in the goldens: a live server answers the hooks (a hook alone has a time budget
     // that a cold start under Wine can miss).
+    let alone = hook_runs();
     let server = sandbox.live_server();
     let direct = sandbox.hook("claude-code", "pretooluse", payload.as_bytes());
     assert!(
@@ -651,6 +663,7 @@ fn plugin_cmd_launcher_finds_cm_and_fails_open() {
     }
     assert_eq!(sandbox.hook_errors(), "");
     drop(server);
+    drop(alone);
 
     // No cm anywhere: fail open, one line in the log.
     let missing = "context-mode: cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
