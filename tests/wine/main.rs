@@ -573,6 +573,7 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn plugin_cmd_launcher_finds_cm_and_fails_open() {
     let sandbox = WineSandbox::new();
+    let _alone = hook_runs();
     let base = sandbox.home.parent().expect("sandbox").to_path_buf();
     let scripts = base.join("plugin/scripts");
     std::fs::create_dir_all(&scripts).expect("mkdir");
@@ -641,7 +642,6 @@ fn plugin_cmd_launcher_finds_cm_and_fails_open() {
     .to_string();
     // As in the goldens: a live server answers the hooks (a hook alone has a time budget
     // that a cold start under Wine can miss).
-    let alone = hook_runs();
     let server = sandbox.live_server();
     let direct = sandbox.hook("claude-code", "pretooluse", payload.as_bytes());
     assert!(
@@ -663,7 +663,6 @@ fn plugin_cmd_launcher_finds_cm_and_fails_open() {
     }
     assert_eq!(sandbox.hook_errors(), "");
     drop(server);
-    drop(alone);
 
     // No cm anywhere: fail open, one line in the log.
     let missing = "context-mode: cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
