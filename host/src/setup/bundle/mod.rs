@@ -1,7 +1,8 @@
 //! The Claude Code plugin bundle in the repository (`.claude-plugin/marketplace.json` and
 //! `configs/claude-code/plugin/`), rendered from the claude-code adapter's setup plan: the
 //! same events, matchers and served `ctx_hook` entries `cm setup` writes, with `cm`
-//! reached through the plugin's launcher (`scripts/cm`, ADR 38) and the served hooks
+//! reached through the plugin's launcher (`scripts/cm`, ADR 38; its Windows twin
+//! `scripts/cm.cmd`, ADR 43) and the served hooks
 //! naming the server as Claude Code registers a plugin's (`plugin:<plugin>:<server>`).
 //! Also the Gemini CLI and Qwen Code extensions at the repository root (ADR 39), from the
 //! gemini-cli and qwen-code adapters' plans, reaching `cm` through the same launcher;
