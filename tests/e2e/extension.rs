@@ -106,7 +106,12 @@ pub fn install(host: Host, source: &Path, run: &dyn Fn(&[&str], &[u8]) -> Output
                 "qwen mcp list shows the extension's server connected",
                 vec!["mcp", "list"],
                 b"",
-                &["context-mode: sh ", "Connected"],
+                // The server entry names the launcher itself (ADR 43), no `sh`.
+                &[
+                    "context-mode: ",
+                    "/configs/claude-code/plugin/scripts/cm serve",
+                    "Connected",
+                ],
             ),
         ];
         return run_steps(steps, run);

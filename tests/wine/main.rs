@@ -2,7 +2,8 @@
 //! every `cm hook` golden of Claude Code, Gemini CLI, Cursor and Codex; `cm serve`
 //! initialize + tools/list; `ctx_index` of a real file then `ctx_search`; `ctx_execute`
 //! through the shell the Windows build picks; a timed-out call whose child must be gone;
-//! `cm setup --dry-run` with Windows paths. This binary runs on Linux and starts
+//! `cm setup --dry-run` with Windows paths; the plugins' `scripts/cm.cmd` launcher run by
+//! cmd (ADR 43). This binary runs on Linux and starts
 //! `target/x86_64-pc-windows-gnu/debug/cm.exe` through `tests/cross/wine-run.sh`;
 //! `tests/run-all.sh` builds it and installs Wine first (`cargo test -p cm --test wine`
 //! alone needs both). What Wine cannot prove is in [`NOT_UNDER_WINE`], printed on every run.
@@ -45,6 +46,10 @@ const NOT_UNDER_WINE: &[(&str, &str)] = &[
     (
         "Job Object semantics against real Windows",
         "Wine implements Job Objects (kill-on-close included) but is not Windows; the marker-file check proves the child is stopped under Wine only",
+    ),
+    (
+        "the plugin launcher as each host starts it",
+        "cmd runs scripts\\cm.cmd here as cross-spawn and Codex hand it over; Copilot CLI's `powershell` hook keys and Claude Code's PowerShell fallback need PowerShell, which Wine lacks (their strings are golden-tested on Linux)",
     ),
     (
         "real agents (the e2e suite)",
@@ -166,8 +171,30 @@ impl WineSandbox {
     /// `cm.exe` under Wine with this sandbox's environment and nothing else inherited.
     fn cm(&self) -> Command {
         let mut command = Command::new(repo_root().join("tests/cross/wine-run.sh"));
+        command.arg(cm_exe());
+        self.wine_env(&mut command);
         command
-            .arg(cm_exe())
+    }
+
+    /// Wine's `cmd /d /c` with the sandbox's environment; `path` is the Windows PATH
+    /// before the prefix's own (`WINEPATH`: Wine takes no PATH from Linux). Started as
+    /// wine-run.sh starts a program, minus the shim it copies beside one.
+    fn cmd(&self, path: &[&Path]) -> Command {
+        let mut command = Command::new("bash");
+        command.args([
+            "-c",
+            r#". "$1" && { "$CM_WINESERVER" -p60 >/dev/null 2>&1 || true; } && shift && exec "$CM_WINE" cmd /d /c "$@""#,
+            "wine-cmd",
+        ]);
+        command.arg(repo_root().join("tests/cross/env.sh"));
+        self.wine_env(&mut command);
+        let path: Vec<String> = path.iter().map(|dir| win(dir)).collect();
+        command.env("WINEPATH", path.join(";"));
+        command
+    }
+
+    fn wine_env(&self, command: &mut Command) {
+        command
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             // wine-run.sh finds the prefix and shim here (HOME below is the sandbox's).
@@ -182,7 +209,6 @@ impl WineSandbox {
             .env("CONTEXT_MODE_DIR", win(&self.root))
             .env("RUST_BACKTRACE", "1")
             .current_dir(&self.project);
-        command
     }
 
     fn write(&self, relative: &str, contents: &[u8]) -> PathBuf {
@@ -233,22 +259,7 @@ impl WineSandbox {
     }
 
     fn hook_once(&self, platform: &str, event: &str, stdin: &[u8]) -> Output {
-        let mut child = self
-            .cm()
-            .args(["hook", platform, event])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn cm.exe hook");
-        let mut pipe = child.stdin.take().expect("stdin");
-        let data = stdin.to_vec();
-        let writer = std::thread::spawn(move || {
-            let _ = pipe.write_all(&data);
-        });
-        let output = child.wait_with_output().expect("wait cm.exe hook");
-        let _ = writer.join();
-        output
+        common::hook_output(self.cm(), platform, event, stdin)
     }
 
     fn hook_errors(&self) -> String {
@@ -321,6 +332,16 @@ fn run_golden(golden: &Golden, sandbox: &WineSandbox, case: &str) -> Result<(), 
     }
 }
 
+/// Held by the tests that answer hooks through a live server, so they never share the
+/// machine with each other: a hook that misses its time budget under Wine answers nothing.
+static HOOK_RUNS: Mutex<()> = Mutex::new(());
+
+fn hook_runs() -> std::sync::MutexGuard<'static, ()> {
+    HOOK_RUNS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// (i) Every golden of the four oldest hosts, each case in a fresh project with a live
 /// `cm serve` as in the `it` suite, `<base>-after` right after `<base>` (whose reply is
 /// checked too: it is a case of its own). Two cases at a time.
@@ -328,6 +349,7 @@ fn run_golden(golden: &Golden, sandbox: &WineSandbox, case: &str) -> Result<(), 
 fn hook_goldens_of_the_four_oldest_hosts() {
     print_not_under_wine();
     cm_exe();
+    let _alone = hook_runs();
     let cases: Vec<(Golden, String)> = ["claude-code", "gemini-cli", "cursor", "codex"]
         .into_iter()
         .flat_map(|platform| {
@@ -526,4 +548,143 @@ fn setup_dry_run_plans_windows_paths() {
         "a Unix path in:\n{text}"
     );
     assert!(!sandbox.root.join("backups").exists());
+}
+
+/// `cm.exe` and the bcryptprimitives.dll shim it needs under Wine 8, copied into `dir`.
+fn place_cm_exe(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    std::fs::copy(cm_exe(), dir.join("cm.exe")).expect("copy cm.exe");
+    let shim = support_cache_dir::cache_dir("CONTEXT_MODE_CI_CACHE", "context-mode-ci")
+        .join("shim/bcryptprimitives.dll");
+    std::fs::copy(shim, dir.join("bcryptprimitives.dll")).expect("copy the dll shim");
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// (vii) The plugins' Windows launcher (`configs/claude-code/plugin/scripts/cm.cmd`, ADR 43)
+/// run by Wine's cmd as a host runs it: `cm.exe` found on PATH, beside npm's `cm.cmd`
+/// shim (which must not run: it would start Node), and under `npm root -g`; a hook's reply
+/// passed through byte for byte, also when the host names the extensionless
+/// `scripts\cm` (cross-spawn hands cmd that name; cmd takes `cm.cmd` by PATHEXT); with no
+/// `cm` anywhere, a hook drains its input, answers nothing, exits 0 and leaves the line
+/// in hook-errors.log, and `serve` says it on stderr and exits 1.
+#[test]
+fn plugin_cmd_launcher_finds_cm_and_fails_open() {
+    let sandbox = WineSandbox::new();
+    let _alone = hook_runs();
+    let base = sandbox.home.parent().expect("sandbox").to_path_buf();
+    let scripts = base.join("plugin/scripts");
+    std::fs::create_dir_all(&scripts).expect("mkdir");
+    for name in ["cm", "cm.cmd"] {
+        let from = repo_root()
+            .join("configs/claude-code/plugin/scripts")
+            .join(name);
+        std::fs::copy(from, scripts.join(name)).expect("copy the launcher");
+    }
+    let launcher = win(&scripts.join("cm.cmd"));
+    let extensionless = win(&scripts.join("cm"));
+
+    // cm.exe on PATH.
+    let on_path = base.join("bin");
+    place_cm_exe(&on_path);
+    // npm's global prefix: its cm.cmd shim and the platform package inside the launcher's.
+    let prefix = base.join("npm-prefix");
+    let nested =
+        prefix.join("node_modules/context-mode/node_modules/@context-mode/cm-win32-x64/bin");
+    place_cm_exe(&nested);
+    std::fs::write(
+        prefix.join("cm.cmd"),
+        "@echo npm-shim-ran\r\n@exit /b 9\r\n",
+    )
+    .expect("shim");
+    // Only `npm` on PATH: `npm root -g` names a root with the platform package at its top.
+    let root = base.join("npm-root");
+    place_cm_exe(&root.join("@context-mode/cm-win32-x64/bin"));
+    let npm = base.join("npm-bin");
+    std::fs::create_dir_all(&npm).expect("mkdir");
+    std::fs::write(npm.join("npm.cmd"), format!("@echo {}\r\n", win(&root))).expect("npm");
+
+    let direct_version = sandbox
+        .cm()
+        .arg("--version")
+        .output()
+        .expect("cm.exe --version");
+    assert!(direct_version.status.success(), "{direct_version:?}");
+    let version = text(&direct_version.stdout);
+    for (what, path) in [
+        ("cm.exe on PATH", on_path.as_path()),
+        ("npm's cm.cmd shim on PATH", prefix.as_path()),
+        ("npm root -g", npm.as_path()),
+    ] {
+        let out = sandbox
+            .cmd(&[path])
+            .args([&launcher, "--version"])
+            .output()
+            .expect("run");
+        assert_eq!(
+            (out.status.code(), text(&out.stdout)),
+            (Some(0), version.clone()),
+            "{what}: stderr {}",
+            text(&out.stderr)
+        );
+    }
+
+    // A hook's reply, byte for byte what cm.exe answers itself.
+    let payload = json!({
+        "session_id": "wine-launcher",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "curl https://example.com/api"},
+        "cwd": win(&sandbox.project),
+    })
+    .to_string();
+    // As in the goldens: a live server answers the hooks (a hook alone has a time budget
+    // that a cold start under Wine can miss).
+    let server = sandbox.live_server();
+    let direct = sandbox.hook("claude-code", "pretooluse", payload.as_bytes());
+    assert!(
+        !direct.stdout.is_empty(),
+        "cm.exe gave no reply: {direct:?}; hook-errors.log: {}",
+        sandbox.hook_errors()
+    );
+    for name in [&launcher, &extensionless] {
+        let mut command = sandbox.cmd(&[&on_path]);
+        command.arg(name);
+        let through = common::hook_output(command, "claude-code", "pretooluse", payload.as_bytes());
+        assert_eq!(through.status.code(), direct.status.code(), "{name}");
+        assert_eq!(
+            text(&through.stdout),
+            text(&direct.stdout),
+            "{name}: stderr {}",
+            text(&through.stderr)
+        );
+    }
+    assert_eq!(sandbox.hook_errors(), "");
+    drop(server);
+
+    // No cm anywhere: fail open, one line in the log.
+    let missing = "context-mode: cm is not installed (not on PATH, no npm package @context-mode/cm-*); install it with: npm install -g context-mode";
+    let mut command = sandbox.cmd(&[]);
+    command.arg(&launcher);
+    let out = common::hook_output(command, "claude-code", "pretooluse", payload.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "stderr {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    let log = sandbox.hook_errors();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(
+        log.trim_end()
+            .ends_with(&format!("claude-code pretooluse: {missing}")),
+        "{log}"
+    );
+    let out = sandbox
+        .cmd(&[])
+        .args([&launcher, "serve"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(text(&out.stderr).trim_end(), missing);
 }

@@ -293,7 +293,8 @@ fn ours_in(servers: &Value) -> Option<String> {
                 .get("command")
                 .and_then(argv_invocation)
                 .is_some_and(|tail| tail == "serve")
-            // A plugin's launcher script run by `sh` (`configs/claude-code/plugin/.mcp.json`).
+            // A plugin's launcher script run by `sh` (the Copilot CLI bundle's entry, and
+            // the Claude Code plugin's before ADR 43 named the launcher itself).
             || (entry.get("command").and_then(Value::as_str) == Some("sh")
                 && entry
                     .get("args")

@@ -144,29 +144,8 @@ impl Sandbox {
         self.hook_with(self.cm(), platform, event, stdin)
     }
 
-    pub fn hook_with(
-        &self,
-        mut command: Command,
-        platform: &str,
-        event: &str,
-        stdin: &[u8],
-    ) -> Output {
-        let mut child = command
-            .args(["hook", platform, event])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn cm hook");
-        let mut pipe = child.stdin.take().expect("stdin");
-        let data = stdin.to_vec();
-        // A writer thread, so a hook that answers before reading everything can't deadlock us.
-        let writer = std::thread::spawn(move || {
-            let _ = pipe.write_all(&data);
-        });
-        let output = child.wait_with_output().expect("wait cm hook");
-        let _ = writer.join();
-        output
+    pub fn hook_with(&self, command: Command, platform: &str, event: &str, stdin: &[u8]) -> Output {
+        hook_output(command, platform, event, stdin)
     }
 
     pub fn write(&self, relative: &str, contents: &[u8]) -> PathBuf {
@@ -432,4 +411,24 @@ fn content_text(result: &serde_json::Value) -> Option<String> {
             .collect::<Vec<_>>()
             .join("\n"),
     )
+}
+
+/// `command hook <platform> <event>` run to its end with `stdin` written to it.
+pub fn hook_output(mut command: Command, platform: &str, event: &str, stdin: &[u8]) -> Output {
+    let mut child = command
+        .args(["hook", platform, event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cm hook");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    // A writer thread, so a hook that answers before reading everything can't deadlock us.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait cm hook");
+    let _ = writer.join();
+    output
 }

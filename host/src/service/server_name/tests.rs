@@ -108,7 +108,7 @@ fn the_variable_and_a_claude_plugin_name_the_server() {
     );
 }
 
-/// The repository's own Claude Code plugin (its `.mcp.json` runs `sh <launcher> serve`).
+/// The repository's own Claude Code plugin (its `.mcp.json` runs `<launcher> serve`).
 #[test]
 fn the_repositorys_claude_plugin_names_its_server() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -11,7 +11,10 @@
 //!   where it is. So the launcher is copied into the bundle (`scripts/cm`);
 //! - hooks run through bash in the plugin's folder with `PLUGIN_ROOT` (also
 //!   `COPILOT_PLUGIN_ROOT`, `CLAUDE_PLUGIN_ROOT`) and the project in `COPILOT_PROJECT_DIR`
-//!   and `CLAUDE_PROJECT_DIR`;
+//!   and `CLAUDE_PROJECT_DIR`; an entry's `bash` runs on Linux and macOS, its `powershell`
+//!   on Windows (GitHub's hooks reference; the runtime's `hookSelectShellScript(bash,
+//!   powershell, isWindows)`), so each entry carries both: `sh` and the launcher, and
+//!   PowerShell calling the launcher's `cm.cmd` twin (ADR 43);
 //! - the MCP server starts in the plugin's folder too, with `PLUGIN_ROOT` but no project
 //!   variable; `${NAME}` in its strings is replaced from Copilot's own environment. So the
 //!   entry names the project as `${PWD}` (the folder the user started `copilot` in, which
@@ -19,7 +22,9 @@
 
 use serde_json::{Value, json};
 
-use super::{listing, plan_json, plan_text, plugin_server_entry, pretty_json, routing_skill};
+use super::{
+    Launchers, listing, plan_json, plan_text, plugin_server_entry, pretty_json, routing_skill,
+};
 use crate::model::{EditKind, MCP_SERVER_NAME, SetupPlan};
 
 /// The plugin's folder, from the repository root (`copilot plugin install
@@ -30,13 +35,16 @@ pub const COPILOT_PLUGIN_DIR: &str = "configs/copilot-cli";
 pub const COPILOT_MARKETPLACE: &str = ".github/plugin/marketplace.json";
 /// The launcher as a plugin's hooks and MCP entry reach it.
 const LAUNCHER: &str = "${PLUGIN_ROOT}/scripts/cm";
+/// Its Windows twin as a PowerShell hook reaches it (`PLUGIN_ROOT` is in the hook's
+/// environment; `${PLUGIN_ROOT}` would be a PowerShell variable).
+const CMD_LAUNCHER: &str = "$env:PLUGIN_ROOT\\scripts\\cm.cmd";
 
-/// The Copilot CLI plugin bundle: (path from the repository root, contents). `launcher`
-/// is the Claude Code plugin's launcher, copied.
+/// The Copilot CLI plugin bundle: (path from the repository root, contents). `launchers`
+/// are the Claude Code plugin's, copied.
 pub fn render_copilot(
     plan: &SetupPlan,
     version: &str,
-    launcher: &str,
+    launchers: &Launchers,
 ) -> Result<Vec<(String, String)>, String> {
     // The plan's document as it is (`version: 1`, flat entries), each `cm …` through the launcher.
     let mut hooks = plan_json(plan, EditKind::Hooks)?;
@@ -51,8 +59,21 @@ pub fn render_copilot(
             let command = entry["command"].as_str().unwrap_or_default();
             let rest = command
                 .strip_prefix("cm ")
-                .ok_or(format!("a hook that is not `cm …`: {entry}"))?;
-            entry["command"] = Value::from(format!("sh \"{LAUNCHER}\" {rest}"));
+                .ok_or(format!("a hook that is not `cm …`: {entry}"))?
+                .to_owned();
+            let entry = entry
+                .as_object_mut()
+                .ok_or(format!("{event} holds an entry that is not an object"))?;
+            entry.remove("command");
+            entry.insert(
+                "bash".to_owned(),
+                Value::from(format!("sh \"{LAUNCHER}\" {rest}")),
+            );
+            // PowerShell's own exit status is $? of the last command, not the program's code.
+            entry.insert(
+                "powershell".to_owned(),
+                Value::from(format!("& \"{CMD_LAUNCHER}\" {rest}; exit $LASTEXITCODE")),
+            );
         }
     }
     let servers = plan_json(plan, EditKind::McpServer)?;
@@ -86,7 +107,8 @@ pub fn render_copilot(
         ),
         (format!("{dir}/hooks.json"), pretty_json(&hooks)?),
         (format!("{dir}/skills/context-mode/SKILL.md"), skill),
-        (format!("{dir}/scripts/cm"), launcher.to_owned()),
+        (format!("{dir}/scripts/cm"), launchers.sh.clone()),
+        (format!("{dir}/scripts/cm.cmd"), launchers.cmd.clone()),
     ])
 }
 
@@ -103,10 +125,16 @@ mod tests {
         let (files, hooks) = launcher_bundle("copilot-cli", "1.0.102", render_copilot);
         // The plan's `version: 1` document, as Copilot CLI reads `~/.copilot/hooks/*.json`.
         assert_eq!(hooks["version"], 1);
+        let pre = &hooks["hooks"]["preToolUse"][0];
         assert_eq!(
-            hooks["hooks"]["preToolUse"][0]["command"],
+            pre["bash"],
             "sh \"${PLUGIN_ROOT}/scripts/cm\" hook copilot-cli pretooluse"
         );
+        assert_eq!(
+            pre["powershell"],
+            "& \"$env:PLUGIN_ROOT\\scripts\\cm.cmd\" hook copilot-cli pretooluse; exit $LASTEXITCODE"
+        );
+        assert!(pre.get("command").is_none(), "{pre}");
         let mcp: Value = serde_json::from_str(&files[2].1).expect("JSON");
         let server = &mcp["mcpServers"][MCP_SERVER_NAME];
         assert_eq!(server["args"], json!([LAUNCHER, "serve"]));

@@ -11,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::{LAUNCHER_FILE, PLUGIN, plan_json, plugin_server_entry, pretty_json};
+use super::{LAUNCHER_FILE, PLUGIN, launcher_server_entry, plan_json, pretty_json};
 use crate::model::{EditKind, MCP_SERVER_NAME, SetupPlan};
 
 /// The plugin's parts, from the repository root (the plugin root).
@@ -39,7 +39,7 @@ pub fn render_cursor(plan: &SetupPlan, version: &str) -> Result<Vec<(String, Str
         }
     }
     let servers = plan_json(plan, EditKind::McpServer)?;
-    let server = plugin_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], &launcher())?;
+    let server = launcher_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], &launcher())?;
     let manifest = json!({
         "name": PLUGIN,
         "displayName": "context-mode",
@@ -170,12 +170,9 @@ mod tests {
         );
         let mcp: Value = serde_json::from_str(&files[2].1).expect("JSON");
         assert_eq!(
-            mcp["mcpServers"]["context-mode"]["args"],
-            json!([
-                "${CURSOR_PLUGIN_ROOT}/configs/claude-code/plugin/scripts/cm",
-                "serve"
-            ])
+            mcp["mcpServers"]["context-mode"]["command"],
+            "${CURSOR_PLUGIN_ROOT}/configs/claude-code/plugin/scripts/cm"
         );
-        assert_eq!(mcp["mcpServers"]["context-mode"]["command"], "sh");
+        assert_eq!(mcp["mcpServers"]["context-mode"]["args"], json!(["serve"]));
     }
 }

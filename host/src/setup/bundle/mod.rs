@@ -1,7 +1,8 @@
 //! The Claude Code plugin bundle in the repository (`.claude-plugin/marketplace.json` and
 //! `configs/claude-code/plugin/`), rendered from the claude-code adapter's setup plan: the
 //! same events, matchers and served `ctx_hook` entries `cm setup` writes, with `cm`
-//! reached through the plugin's launcher (`scripts/cm`, ADR 38) and the served hooks
+//! reached through the plugin's launcher (`scripts/cm`, ADR 38; its Windows twin
+//! `scripts/cm.cmd`, ADR 43) and the served hooks
 //! naming the server as Claude Code registers a plugin's (`plugin:<plugin>:<server>`).
 //! Also the Gemini CLI and Qwen Code extensions at the repository root (ADR 39), from the
 //! gemini-cli and qwen-code adapters' plans, reaching `cm` through the same launcher;
@@ -51,7 +52,7 @@ pub fn render(plan: &SetupPlan, version: &str) -> Result<Vec<(String, String)>, 
     let routing = &edit(EditKind::Instructions)?.content;
     let (marketplace, mut manifest) = listing("Claude's", "Claude Code", PLUGIN_DIR, version);
     manifest["engines"] = json!({"claude-code": format!(">={SINCE}")});
-    let mcp = json!({"mcpServers": {MCP_SERVER_NAME: plugin_server_entry(&server, LAUNCHER)?}});
+    let mcp = json!({"mcpServers": {MCP_SERVER_NAME: launcher_server_entry(&server, LAUNCHER)?}});
     let hooks = json!({
         "description": "context-mode's hooks, as `cm setup` writes them for Claude Code (generated from the claude-code adapter's setup plan)",
         "hooks": hooks,
@@ -119,6 +120,15 @@ fn routing_skill(routing: &str) -> String {
 pub const CODEX_PLUGIN_DIR: &str = "configs/codex/plugin";
 /// The Claude Code plugin's launcher, the one source of the Codex plugin's copy.
 pub const LAUNCHER_FILE: &str = "configs/claude-code/plugin/scripts/cm";
+/// Its Windows twin (ADR 43): cmd.exe runs it, and a host that resolves a command through
+/// PATHEXT (cross-spawn, the `which` crate) takes it for `scripts/cm`.
+pub const LAUNCHER_CMD_FILE: &str = "configs/claude-code/plugin/scripts/cm.cmd";
+/// The plugin launchers a bundle copies: the POSIX `scripts/cm` and its `cm.cmd` twin.
+pub struct Launchers {
+    pub sh: String,
+    pub cmd: String,
+}
+
 /// Where Codex 0.171.0 reads a marketplace first (before `.claude-plugin/marketplace.json`).
 pub const CODEX_MARKETPLACE: &str = ".agents/plugins/marketplace.json";
 /// The plugin's hooks file, relative to the plugin: part of the key Codex trusts its hooks by.
@@ -229,16 +239,10 @@ fn codex_handler(handler: &mut Value) -> Result<(), String> {
     Ok(())
 }
 
-/// The plan's MCP server entry, run through `launcher` (the Claude Code plugin's, its copy
-/// in the Copilot CLI plugin, or the same file as the Gemini CLI extension reaches it).
+/// The plan's MCP server entry, its `cm` run by `sh launcher` (the Copilot CLI plugin's
+/// copy of the launcher: Copilot's own spawn on Windows is not known, ADR 43).
 fn plugin_server_entry(server: &Value, launcher: &str) -> Result<Value, String> {
-    let mut entry = server
-        .as_object()
-        .cloned()
-        .ok_or("the plan registers no context-mode server")?;
-    if entry.get("command").and_then(Value::as_str) != Some("cm") {
-        return Err(format!("the plan's server does not run cm: {server}"));
-    }
+    let mut entry = planned_server(server)?;
     let args: Vec<Value> = std::iter::once(Value::from(launcher))
         .chain(
             entry
@@ -251,6 +255,28 @@ fn plugin_server_entry(server: &Value, launcher: &str) -> Result<Value, String> 
     entry.insert("command".to_owned(), Value::from("sh"));
     entry.insert("args".to_owned(), Value::Array(args));
     Ok(Value::Object(entry))
+}
+
+/// The plan's MCP server entry with `launcher` as its program, no `sh` (ADR 43): hosts that
+/// spawn it through cross-spawn (Claude Code, Gemini CLI, Qwen Code) run the script by its
+/// shebang on POSIX and, on Windows, resolve the extensionless name through PATHEXT to
+/// `cm.cmd` beside it, which cmd.exe runs. `sh` is not on PATH with Git for Windows.
+fn launcher_server_entry(server: &Value, launcher: &str) -> Result<Value, String> {
+    let mut entry = planned_server(server)?;
+    entry.insert("command".to_owned(), Value::from(launcher));
+    Ok(Value::Object(entry))
+}
+
+/// The plan's server entry, which must run `cm`.
+fn planned_server(server: &Value) -> Result<Map<String, Value>, String> {
+    let entry = server
+        .as_object()
+        .cloned()
+        .ok_or("the plan registers no context-mode server")?;
+    if entry.get("command").and_then(Value::as_str) != Some("cm") {
+        return Err(format!("the plan's server does not run cm: {server}"));
+    }
+    Ok(entry)
 }
 
 /// The plan's hooks with each handler in plugin form (`handler`; for Claude Code: a `cm …`
@@ -351,7 +377,7 @@ fn extension_manifest(
         extension_handler,
     )?;
     let servers = plan_json(plan, EditKind::McpServer)?;
-    let entry = plugin_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], EXTENSION_LAUNCHER)?;
+    let entry = launcher_server_entry(&servers["mcpServers"][MCP_SERVER_NAME], EXTENSION_LAUNCHER)?;
     let manifest = json!({
         "name": GEMINI_EXTENSION,
         "version": version,
@@ -450,8 +476,18 @@ mod tests {
         stale
     }
 
-    /// `render_codex`, `render_copilot`: (plan, version, launcher) to the bundle's files.
-    type RenderWithLauncher = fn(&SetupPlan, &str, &str) -> Result<Vec<(String, String)>, String>;
+    /// `render_codex`, `render_copilot`: (plan, version, launchers) to the bundle's files.
+    type RenderWithLauncher =
+        fn(&SetupPlan, &str, &Launchers) -> Result<Vec<(String, String)>, String>;
+
+    /// The Claude Code plugin's launchers, as the repository has them.
+    pub(super) fn launchers() -> Launchers {
+        let read = |file: &str| std::fs::read_to_string(repo().join(file)).expect("launcher");
+        Launchers {
+            sh: read(LAUNCHER_FILE),
+            cmd: read(LAUNCHER_CMD_FILE),
+        }
+    }
 
     /// A plugin bundle with the shared launcher copied in (`render` of the `id` adapter's
     /// plan for `version`), asserted equal to the repository's files (`UPDATE_GOLDEN=1`
@@ -461,9 +497,8 @@ mod tests {
         version: &str,
         render: RenderWithLauncher,
     ) -> (Vec<(String, String)>, Value) {
-        let launcher = std::fs::read_to_string(repo().join(LAUNCHER_FILE)).expect("launcher");
         let plan = adapter_plan(id, version);
-        let files = render(&plan, env!("CARGO_PKG_VERSION"), &launcher).expect("render");
+        let files = render(&plan, env!("CARGO_PKG_VERSION"), &launchers()).expect("render");
         let stale = stale_files(&files);
         assert!(
             stale.is_empty(),
@@ -484,7 +519,11 @@ mod tests {
     /// launcher the Claude Code plugin's, byte for byte; `UPDATE_GOLDEN=1` rewrites it.
     #[test]
     fn codex_bundle_is_the_adapters_setup_plan() {
-        let (_, hooks) = launcher_bundle("codex", "0.171.0", render_codex);
+        // Codex runs a plugin's hooks through cmd.exe on Windows and has no per-OS hook
+        // field: its bundle carries only the POSIX launcher (ADR 43).
+        let (_, hooks) = launcher_bundle("codex", "0.171.0", |plan, version, launchers| {
+            render_codex(plan, version, &launchers.sh)
+        });
         assert_eq!(
             hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
             "sh \"${PLUGIN_ROOT}/scripts/cm\" hook codex pretooluse"
@@ -510,14 +549,14 @@ mod tests {
     fn plugin_form_keeps_events_and_matchers_and_names_the_plugin_server() {
         let plan = plan_for(SINCE);
         let files = render(&plan, "0.0.0").expect("render");
-        let hooks: Value = serde_json::from_str(
-            &files
+        let file = |suffix: &str| -> Value {
+            let (_, text) = files
                 .iter()
-                .find(|(p, _)| p.ends_with("hooks/hooks.json"))
-                .expect("hooks.json")
-                .1,
-        )
-        .expect("JSON");
+                .find(|(p, _)| p.ends_with(suffix))
+                .unwrap_or_else(|| panic!("no {suffix}"));
+            serde_json::from_str(text).expect("JSON")
+        };
+        let hooks = file("hooks/hooks.json");
         let planned = plan_json(&plan, EditKind::Hooks).expect("hooks edit");
         let events = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
         assert_eq!(events(&hooks["hooks"]), events(&planned["hooks"]));
@@ -525,6 +564,10 @@ mod tests {
             assert_eq!(hooks["hooks"][event][0]["matcher"], groups[0]["matcher"]);
         }
         let pre = &hooks["hooks"]["PreToolUse"][0]["hooks"][0];
+        let mcp = file(".mcp.json");
+        // No `sh`: the launcher is the program, `cm.cmd` on Windows (ADR 43).
+        assert_eq!(mcp["mcpServers"][MCP_SERVER_NAME]["command"], LAUNCHER);
+        assert_eq!(mcp["mcpServers"][MCP_SERVER_NAME]["args"], json!(["serve"]));
         assert_eq!(pre["type"], "mcp_tool");
         assert_eq!(pre["server"], "plugin:context-mode:context-mode");
         assert_eq!(
@@ -565,11 +608,57 @@ mod tests {
         );
         let manifest: Value = serde_json::from_str(&files[0].1).expect("JSON");
         assert_eq!(manifest["contextFileName"], GEMINI_CONTEXT_FILE);
+        assert_eq!(
+            manifest["mcpServers"][MCP_SERVER_NAME]["command"],
+            EXTENSION_LAUNCHER
+        );
+        assert_eq!(
+            manifest["mcpServers"][MCP_SERVER_NAME]["args"],
+            json!(["serve"])
+        );
         let hooks: Value = serde_json::from_str(&files[1].1).expect("JSON");
         assert_eq!(
             hooks["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
             format!("sh \"{EXTENSION_LAUNCHER}\" hook gemini-cli beforetool")
         );
+    }
+
+    /// The Windows launcher is the POSIX one's twin (ADR 43): beside it, so a host resolving
+    /// `scripts/cm` through PATHEXT finds it; CRLF line ends (cmd reads labels and `goto`
+    /// by lines); the same search (cm.exe on PATH, the npm platform package beside npm's
+    /// `cm.cmd` shim or under `npm root -g`) and the same missing line. What it does is
+    /// proven under Wine (`cargo test -p cm --test wine plugin_cmd_launcher`).
+    #[test]
+    fn cmd_launcher_twins_the_sh_launcher() {
+        let Launchers { sh, cmd } = launchers();
+        assert_eq!(
+            Path::new(LAUNCHER_CMD_FILE).parent(),
+            Path::new(LAUNCHER_FILE).parent()
+        );
+        assert!(
+            cmd.split_inclusive('\n').all(|line| line.ends_with("\r\n")),
+            "{LAUNCHER_CMD_FILE} has a line not ending in CRLF"
+        );
+        let missing_line = |text: &str, prefix: &str| {
+            text.lines()
+                .find_map(|line| line.trim_end().strip_prefix(prefix).map(str::to_owned))
+                .expect("the missing line")
+        };
+        assert_eq!(
+            missing_line(&sh, "missing=\""),
+            missing_line(&cmd, "set \"missing=")
+        );
+        for part in [
+            "(cm.exe) do set \"found=%%~$PATH:I\"",
+            "(cm.cmd) do set \"shim=%%~$PATH:I\"",
+            "'npm root -g 2^>nul'",
+            "\\@context-mode\\cm-%platform%\\bin\\cm.exe",
+            "\\context-mode\\node_modules\\@context-mode\\cm-%platform%\\bin\\cm.exe",
+            "set \"platform=win32-x64\"",
+            "\\hook-errors.log\"",
+        ] {
+            assert!(cmd.contains(part), "{LAUNCHER_CMD_FILE} lacks {part}");
+        }
     }
 
     /// `qwen-extension.json` is what the qwen-code adapter's plan gives (`UPDATE_GOLDEN=1`
