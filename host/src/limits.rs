@@ -14,8 +14,15 @@ pub const SNIPPET_MAX_BYTES: usize = 800;
 pub const SEARCH_DEFAULT_LIMIT: usize = 3;
 /// Reciprocal Rank Fusion constant: score = Σ 1 / (RRF_K + rank).
 pub const RRF_K: f64 = 60.0;
-/// bm25 weight of a chunk's title against its content (content weight is 1).
+/// bm25 weight of a chunk's title against its content (content weight is 1); in the
+/// words index the title is the section's own heading (ADR 44).
 pub const BM25_TITLE_WEIGHT: f64 = 5.0;
+/// Rerank factor for a heading that holds every query word: the score is multiplied by
+/// up to 1 + this (ADR 44). A ratio, no unit.
+pub const HEADING_MATCH_BOOST: f64 = 0.5;
+/// How much a query word in a heading above the section counts, against one in the
+/// section's own heading (ADR 44). A ratio, no unit.
+pub const HEADING_ANCESTOR_SHARE: f64 = 0.5;
 /// Length of the words the vocabulary keeps (ADR 22): shorter ones hold no trigram to
 /// be found by, longer ones are not words.
 pub const VOCABULARY_WORD_MIN_CHARS: usize = 3;

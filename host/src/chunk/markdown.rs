@@ -67,7 +67,9 @@ pub(super) fn chunk_markdown(text: &str) -> Vec<Chunk> {
             flush_paragraph(&mut paragraph, start, &mut units);
             pack(text, &title, &units, &mut out);
             units.clear();
-            path[level - 1] = Some(clean_heading(heading_text));
+            let cleaned = clean_heading(heading_text);
+            // A heading of badges only names nothing: its level stays empty.
+            path[level - 1] = (!cleaned.is_empty()).then_some(cleaned);
             for deeper in path.iter_mut().skip(level) {
                 *deeper = None;
             }
@@ -230,13 +232,149 @@ fn heading(line: &str) -> Option<(usize, &str)> {
     Some((level, after))
 }
 
+/// The words of a heading a reader sees: what a result line shows and what the title
+/// column contributes to ranking. Badges and images (`[![CI](svg)](link)`) say nothing
+/// about the section and their URLs are made of words that match unrelated queries, so
+/// they go; links keep their text, HTML tags and emphasis marks go, escapes and the
+/// common entities become their character.
 fn clean_heading(text: &str) -> String {
     let text = text.trim().trim_end_matches('#').trim();
-    text.chars()
-        .filter(|c| !matches!(c, '`' | '*'))
-        .collect::<String>()
-        .trim()
-        .to_string()
+    // Most headings are plain words; a large document has thousands of them.
+    let marked = |b: u8| {
+        matches!(
+            b,
+            b'\\' | b'`' | b'*' | b'~' | b'!' | b'[' | b'<' | b'&' | b'\t'
+        )
+    };
+    if !text.bytes().any(marked) && !text.contains("  ") {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    strip_inline_markup(text, &mut out);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Entities a README heading uses, decoded (others are kept as written).
+const ENTITIES: &[(&str, char)] = &[
+    ("&lt;", '<'),
+    ("&gt;", '>'),
+    ("&amp;", '&'),
+    ("&quot;", '"'),
+    ("&#39;", '\''),
+    ("&nbsp;", ' '),
+];
+
+fn strip_inline_markup(text: &str, out: &mut String) {
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let after = &rest[c.len_utf8()..];
+        match c {
+            '\\' if after.starts_with(|n: char| n.is_ascii_punctuation()) => {
+                out.push_str(&after[..1]);
+                rest = &after[1..];
+            }
+            '`' | '*' => rest = after,
+            '~' if after.starts_with('~') => rest = &after[1..],
+            '!' if after.starts_with('[') => match link_at(after) {
+                Some((_, end)) => rest = &after[end..],
+                None => {
+                    out.push(c);
+                    rest = after;
+                }
+            },
+            '[' => match link_at(rest) {
+                Some((label, end)) => {
+                    strip_inline_markup(label, out);
+                    rest = &rest[end..];
+                }
+                None => {
+                    out.push(c);
+                    rest = after;
+                }
+            },
+            '<' => match html_tag_len(rest) {
+                Some(len) => {
+                    out.push(' ');
+                    rest = &rest[len..];
+                }
+                None => {
+                    out.push(c);
+                    rest = after;
+                }
+            },
+            '&' => match ENTITIES.iter().find(|(name, _)| rest.starts_with(name)) {
+                Some((name, decoded)) => {
+                    out.push(*decoded);
+                    rest = &rest[name.len()..];
+                }
+                None => {
+                    out.push(c);
+                    rest = after;
+                }
+            },
+            _ => {
+                out.push(c);
+                rest = after;
+            }
+        }
+    }
+}
+
+/// `(label, length)` of a link at the start of `text`: `[label](target)` or
+/// `[label][reference]`, brackets balanced. Brackets followed by anything else are text
+/// (`[options]` in a signature).
+fn link_at(text: &str) -> Option<(&str, usize)> {
+    let label_end = balanced_end(text, b'[', b']')?;
+    let target = &text[label_end..];
+    let target_len = match target.as_bytes().first() {
+        Some(b'(') => balanced_end(target, b'(', b')')?,
+        Some(b'[') => balanced_end(target, b'[', b']')?,
+        _ => return None,
+    };
+    Some((&text[1..label_end - 1], label_end + target_len))
+}
+
+/// The length of the bracketed run `text` starts with, through its matching close.
+fn balanced_end(text: &str, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        if b == open {
+            depth += 1;
+        } else if b == close {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i + 1);
+            }
+        }
+    }
+    None
+}
+
+/// The length of an HTML tag or comment at the start of `text` (`<sup>`, `</a>`,
+/// `<img src="…"/>`); a `<` that starts no tag (`Array<string>`) is text.
+fn html_tag_len(text: &str) -> Option<usize> {
+    let body = text.strip_prefix('<')?;
+    let first = body.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '/' || first == '!') {
+        return None;
+    }
+    let name_end = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '!' | '-')))
+        .unwrap_or(body.len());
+    let name = body[..name_end].trim_start_matches(['/', '!']);
+    if !(name.starts_with("--") || is_html_tag_name(name)) {
+        return None;
+    }
+    body.find('>').map(|end| end + 2)
+}
+
+fn is_html_tag_name(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "a", "abbr", "b", "br", "code", "del", "em", "font", "i", "img", "ins", "kbd", "mark", "p",
+        "picture", "s", "small", "source", "span", "strike", "strong", "sub", "sup", "u",
+    ];
+    let lower = name.to_ascii_lowercase();
+    NAMES.binary_search(&lower.as_str()).is_ok()
 }
 
 /// `(marker, width)` when `line` opens a fence: 3+ backticks or tildes after ≤ 3 spaces.
@@ -360,6 +498,59 @@ mod tests {
         assert!(chunks.iter().all(|c| c.content.len() <= MAX_CHUNK_BYTES));
         let rejoined: String = chunks.iter().map(|c| format!("{}\n", c.content)).collect();
         assert_eq!(rejoined, block);
+    }
+
+    #[test]
+    fn headings_lose_badges_links_tags_and_escapes() {
+        for (heading, clean) in [
+            (
+                "# Chokidar [![Weekly downloads](https://img.shields.io/npm/dm/chokidar.svg)](https://github.com/paulmillr/chokidar)",
+                "Chokidar",
+            ),
+            (
+                "# minimist <sup>[![Version Badge][npm-version-svg]][package-url]</sup>",
+                "minimist",
+            ),
+            (
+                "## .ignores(pathname: [Pathname](#pathname-conventions)): boolean",
+                ".ignores(pathname: Pathname): boolean",
+            ),
+            (
+                "## <a name=\"upgrading-from-v4\"></a>Upgrading from v4?",
+                "Upgrading from v4?",
+            ),
+            ("### NO\\_PROXY", "NO_PROXY"),
+            ("### `options.shell` support", "options.shell support"),
+            (
+                "## .filter(paths: Array&lt;Pathname&gt;): Array&lt;Pathname&gt;",
+                ".filter(paths: Array<Pathname>): Array<Pathname>",
+            ),
+            (
+                "## <strike>.addIgnoreFile(path)</strike>",
+                ".addIgnoreFile(path)",
+            ),
+            ("### ~~uuid.v8()~~", "uuid.v8()"),
+            (
+                "#### `toCanvas(text, [options], [cb(error, canvas)])`",
+                "toCanvas(text, [options], [cb(error, canvas)])",
+            ),
+            (
+                "### [extensions...] = mime.extensions[type]",
+                "[extensions...] = mime.extensions[type]",
+            ),
+            ("## Array<string> and a < b", "Array<string> and a < b"),
+        ] {
+            let chunks = chunk_markdown(&format!("{heading}\nbody\n"));
+            assert_eq!(chunks[0].title, clean, "{heading}");
+        }
+    }
+
+    #[test]
+    fn a_heading_of_badges_only_leaves_its_level_empty() {
+        let md =
+            "# [![CI](https://ci.example/badge.svg)](https://ci.example)\nintro\n## Usage\nrun\n";
+        let titles: Vec<String> = chunk_markdown(md).into_iter().map(|c| c.title).collect();
+        assert_eq!(titles, vec!["", "Usage"]);
     }
 
     #[test]

@@ -238,6 +238,8 @@ fn correct_typos(
 }
 
 struct Row {
+    /// The chunk's source (none for a journal row).
+    source_id: Option<i64>,
     label: String,
     title: String,
     content: String,
@@ -252,11 +254,12 @@ fn load(conn: &rusqlite::Connection, key: HitKey) -> rusqlite::Result<Option<Row
     match key {
         HitKey::Chunk(id) => conn
             .prepare_cached(
-                "SELECT s.label, c.title, c.content, s.session_id, s.origin, c.content_type, s.created_at
+                "SELECT s.label, c.title, c.content, s.session_id, s.origin, c.content_type, s.created_at, s.id
                  FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ?1",
             )?
             .query_row([id], |r| {
                 Ok(Row {
+                    source_id: Some(r.get(7)?),
                     label: r.get(0)?,
                     title: r.get(1)?,
                     content: r.get(2)?,
@@ -275,6 +278,7 @@ fn load(conn: &rusqlite::Connection, key: HitKey) -> rusqlite::Result<Option<Row
                 let summary: String = r.get(3)?;
                 let data: String = r.get(4)?;
                 Ok(Row {
+                    source_id: None,
                     label: format!("journal #{seq}"),
                     title: r.get(2)?,
                     content: if data.is_empty() { summary } else { format!("{summary}\n{data}") },
@@ -301,15 +305,23 @@ fn run(
     let fused = rank::fuse(&lists);
     let needles = parsed.needles();
     let rerank_pool = (options.limit * 3).max(30);
-    let mut scored: Vec<(f64, Row)> = Vec::new();
+    let mut rows = Vec::new();
+    let mut candidates = Vec::new();
     for (key, score) in fused.into_iter().take(rerank_pool) {
         let Some(row) = load(conn, key)? else {
             continue;
         };
-        let text = format!("{}\n{}", row.title, row.content).to_ascii_lowercase();
-        scored.push((rank::rerank_score(score, &parsed.terms, &text), row));
+        candidates.push(rank::Candidate {
+            fused: score,
+            text_lower: format!("{}\n{}", row.title, row.content).to_ascii_lowercase(),
+            headings_len: row.source_id.map(|_| row.title.len()),
+        });
+        rows.push(row);
     }
+    let scores = rank::rerank(&parsed.terms, &candidates);
+    let mut scored: Vec<(f64, Row)> = scores.into_iter().zip(rows).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    one_per_section(&mut scored);
     scored.truncate(options.limit);
     if options.sort == Sort::Timeline {
         scored.sort_by_key(|(_, row)| (row.created_at, order_of(row.public)));
@@ -342,6 +354,22 @@ fn run(
             }
         })
         .collect())
+}
+
+/// Keeps the best chunk of each section (a source's chunks under one heading path):
+/// two pieces of one section are one answer, and the slot goes to another section.
+/// Chunks without a title (text before a document's first heading) are not a section.
+fn one_per_section(scored: &mut Vec<(f64, Row)>) {
+    let mut seen: std::collections::HashSet<(i64, &str)> = std::collections::HashSet::new();
+    let keep: Vec<bool> = scored
+        .iter()
+        .map(|(_, row)| match row.source_id {
+            Some(source) if !row.title.is_empty() => seen.insert((source, row.title.as_str())),
+            _ => true,
+        })
+        .collect();
+    let mut keep = keep.into_iter();
+    scored.retain(|_| keep.next().unwrap_or(true));
 }
 
 fn order_of(key: HitRef) -> i64 {

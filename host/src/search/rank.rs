@@ -1,6 +1,7 @@
 //! Candidate retrieval and ranking: bm25 lists from each FTS table (title weighted
 //! `BM25_TITLE_WEIGHT` : 1), fused with Reciprocal Rank Fusion keyed by row, then a
-//! rerank that rewards chunks holding more of the query's words close together.
+//! rerank that rewards chunks holding more of the query's rarer words close together and
+//! sections whose headings name them (ADR 44).
 
 use std::collections::HashMap;
 
@@ -9,7 +10,7 @@ use rusqlite::{Connection, params};
 use super::query::{ParsedQuery, QueryTerm};
 use super::snippet::{find_all, tightest_span};
 use super::words::{PlainWord, expansion_expression};
-use crate::limits::{BM25_TITLE_WEIGHT, RRF_K};
+use crate::limits::{BM25_TITLE_WEIGHT, HEADING_ANCESTOR_SHARE, HEADING_MATCH_BOOST, RRF_K};
 
 /// A ranked row: a chunk or a journal row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -186,39 +187,122 @@ fn order_key(key: HitKey) -> (u8, i64) {
     }
 }
 
-/// The fused score adjusted for a multi-word query: up to +100% for holding every
-/// word, up to +100% more for holding them close together.
-pub fn rerank_score(fused: f64, terms: &[QueryTerm], text_lower: &str) -> f64 {
-    if terms.len() < 2 {
-        return fused;
-    }
-    let per_term: Vec<Vec<usize>> = terms
+/// One fused candidate as the rerank reads it.
+pub struct Candidate {
+    pub fused: f64,
+    /// Title and content, ASCII-lowercased.
+    pub text_lower: String,
+    /// Bytes of `text_lower` that are the heading path; none for a row that has no
+    /// headings (journal).
+    pub headings_len: Option<usize>,
+}
+
+/// The fused scores adjusted by what each candidate holds of the query's words, each word
+/// weighted by how few candidates hold it (a word every candidate has tells them apart
+/// no better than none, a rare one is what was asked): up to +100% for holding every
+/// word and up to +100% more for holding them close together (multi-word queries), then
+/// a factor of up to 1 + `HEADING_MATCH_BOOST` for the words its headings hold.
+pub fn rerank(terms: &[QueryTerm], candidates: &[Candidate]) -> Vec<f64> {
+    let hits: Vec<Vec<Vec<usize>>> = candidates
         .iter()
-        .map(|term| {
-            let mut hits: Vec<usize> = find_all(text_lower, &term.needles)
-                .into_iter()
-                .flatten()
-                .collect();
-            hits.sort_unstable();
-            hits.dedup();
-            hits
+        .map(|c| {
+            terms
+                .iter()
+                .map(|term| {
+                    let mut hits: Vec<usize> = find_all(&c.text_lower, &term.needles)
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    hits.sort_unstable();
+                    hits.dedup();
+                    hits
+                })
+                .collect()
         })
         .collect();
-    let present = per_term.iter().filter(|h| !h.is_empty()).count();
-    let coverage = present as f64 / terms.len() as f64;
-    let proximity = if present >= 2 {
-        tightest_span(&per_term).map_or(0.0, |(_, span)| {
-            1.0 / (1.0 + span as f64 / PROXIMITY_HALF_SPAN_BYTES)
+    let pool = candidates.len() as f64;
+    let weights: Vec<f64> = (0..terms.len())
+        .map(|t| {
+            let holding = hits.iter().filter(|h| !h[t].is_empty()).count();
+            if holding == 0 {
+                0.0
+            } else {
+                (1.0 + pool / holding as f64).ln()
+            }
         })
-    } else {
-        0.0
-    };
-    fused * (1.0 + coverage + proximity)
+        .collect();
+    let total: f64 = weights.iter().sum();
+    candidates
+        .iter()
+        .zip(&hits)
+        .map(|(c, per_term)| {
+            let mut score = c.fused;
+            if terms.len() >= 2 && total > 0.0 {
+                let held: f64 = per_term
+                    .iter()
+                    .zip(&weights)
+                    .filter(|(h, _)| !h.is_empty())
+                    .map(|(_, w)| w)
+                    .sum();
+                let present = per_term.iter().filter(|h| !h.is_empty()).count();
+                let proximity = if present >= 2 {
+                    tightest_span(per_term).map_or(0.0, |(_, span)| {
+                        1.0 / (1.0 + span as f64 / PROXIMITY_HALF_SPAN_BYTES)
+                    })
+                } else {
+                    0.0
+                };
+                score *= 1.0 + held / total + proximity;
+            }
+            if let Some(headings) = c.headings_len.and_then(|len| c.text_lower.get(..len))
+                && total > 0.0
+            {
+                score *=
+                    1.0 + HEADING_MATCH_BOOST * heading_share(terms, &weights, headings) / total;
+            }
+            score
+        })
+        .collect()
+}
+
+/// The weight of the query words a heading path holds: a section whose own heading
+/// names what was asked ("Inferring types" for "infer the type from a schema") is the
+/// answer more often than body text elsewhere that mentions the words. Words in the
+/// section's own heading (the path's last part) count fully, words only in the headings
+/// above it (the document's name, the chapter) `HEADING_ANCESTOR_SHARE` as much.
+fn heading_share(terms: &[QueryTerm], weights: &[f64], headings_lower: &str) -> f64 {
+    let (ancestors, own) = headings_lower
+        .rsplit_once(" > ")
+        .unwrap_or(("", headings_lower));
+    let holds =
+        |text: &str, term: &QueryTerm| term.needles.iter().any(|n| text.contains(n.as_str()));
+    terms
+        .iter()
+        .zip(weights)
+        .map(|(term, weight)| {
+            if holds(own, term) {
+                *weight
+            } else if holds(ancestors, term) {
+                weight * HEADING_ANCESTOR_SHARE
+            } else {
+                0.0
+            }
+        })
+        .sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A candidate of fused score 1 with no headings.
+    fn body(text: &str) -> Candidate {
+        Candidate {
+            fused: 1.0,
+            text_lower: text.to_string(),
+            headings_len: None,
+        }
+    }
 
     #[test]
     fn rrf_rewards_agreement_between_lists() {
@@ -240,12 +324,45 @@ mod tests {
             "y ".repeat(400)
         );
         let partial = "rollback only, nothing else here";
-        let s_close = rerank_score(1.0, &q.terms, close);
-        let s_far = rerank_score(1.0, &q.terms, &far);
-        let s_partial = rerank_score(1.0, &q.terms, partial);
+        let scores = rerank(&q.terms, &[body(close), body(&far), body(partial)]);
+        let (s_close, s_far, s_partial) = (scores[0], scores[1], scores[2]);
         assert!(
             s_close > s_far && s_far > s_partial,
             "{s_close} {s_far} {s_partial}"
         );
+    }
+
+    #[test]
+    fn words_in_the_own_heading_count_more_than_in_the_headings_above() {
+        let q = ParsedQuery::parse("infer type schema");
+        let candidate = |headings: &str| Candidate {
+            fused: 1.0,
+            text_lower: format!("{headings}\ninfers a type from a schema"),
+            headings_len: Some(headings.len()),
+        };
+        let scores = rerank(
+            &q.terms,
+            &[
+                candidate("zod > basic usage > inferring types"),
+                candidate("inferring types > basic usage"),
+                candidate("zod > basic usage"),
+            ],
+        );
+        assert!(scores[0] > scores[1] && scores[1] > scores[2], "{scores:?}");
+    }
+
+    #[test]
+    fn rare_words_weigh_more_than_words_every_candidate_has() {
+        let q = ParsedQuery::parse("masking passwords output");
+        let scores = rerank(
+            &q.terms,
+            &[
+                body("passwords are masked in the output"),
+                body("output output and more output, nothing masked"),
+                body("output here"),
+                body("output there"),
+            ],
+        );
+        assert!(scores[0] > scores[1], "{scores:?}");
     }
 }

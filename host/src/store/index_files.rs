@@ -83,10 +83,20 @@ impl IndexFile {
         format!("INSERT INTO {table}(rowid, title, content) VALUES (?1, ?2, ?3)")
     }
 
-    /// What this index stores of a chunk: (title, content).
+    /// What this index stores of a chunk: (title, content). In the words index the title
+    /// column (weighted `BM25_TITLE_WEIGHT`) holds only the section's own heading; the
+    /// headings above it are the section's context, searched as body text: a document's
+    /// name is in the path of every one of its sections, and weighted as a heading it
+    /// ranked them all above the one section whose heading names what was asked (ADR 44).
     fn row<'a>(self, title: &'a str, content: &'a str) -> (Cow<'a, str>, Cow<'a, str>) {
         match self {
-            IndexFile::Words => (Cow::Borrowed(title), Cow::Borrowed(content)),
+            IndexFile::Words => match title.rsplit_once(" > ") {
+                Some((ancestors, own)) => (
+                    Cow::Borrowed(own),
+                    Cow::Owned(format!("{ancestors}\n{content}")),
+                ),
+                None => (Cow::Borrowed(title), Cow::Borrowed(content)),
+            },
             IndexFile::Substrings => (
                 Cow::Owned(substring_index_text(title)),
                 Cow::Owned(substring_index_text(content)),

@@ -6,7 +6,8 @@
 //! indexes live in files of their own beside it (`store::index_files`, ADR 10), so one
 //! large document fills both at once on two cores: SQLite allows one writer per file.
 //! `chunks_fts` (porter unicode61: words, stems, word prefixes, in `<name>.words.db`)
-//! indexes title and content; `chunks_trigram` (in `<name>.substrings.db`) indexes the
+//! indexes the section's own heading as title, and the headings above it with the
+//! content (ADR 44); `chunks_trigram` (in `<name>.substrings.db`) indexes the
 //! title and the chunk's identifier, path and non-ASCII tokens (see `chunk::substring`:
 //! trigrams of every byte would cost six times the porter index) with the `cm_trigram`
 //! tokenizer (`store::trigram`). Both are *contentless-delete* FTS5 tables
@@ -202,8 +203,9 @@ END;
 "#;
 
 /// The layout of the index files; a file with another version is rebuilt from `chunks`
-/// (version 2 added the vocabulary to the substrings file, ADR 22).
-pub const INDEX_FILE_VERSION: i64 = 2;
+/// (version 2 added the vocabulary to the substrings file, ADR 22; version 3 keeps only a
+/// section's own heading in the words index's title column, ADR 44).
+pub const INDEX_FILE_VERSION: i64 = 3;
 
 /// `<name>.words.db`. A 4 MB pending-terms hash (default 1 MB) flushes a large document
 /// in fewer segments: measured 25% less CPU for porter indexing; more gave nothing.

@@ -497,3 +497,64 @@ fn snippets_stay_within_budget_and_show_the_match() {
     let hit = top(&f, "ViewTransition onEnter cleanup");
     assert!(first(&hit).snippet.contains("onEnter"), "{hit:?}");
 }
+
+/// A store holding `documents` (label, markdown), indexed by session "s".
+fn store_of(documents: &[(&str, &str)]) -> Fixture {
+    let db = tempfile::tempdir().expect("db dir");
+    let mut store = Store::open_path(&db.path().join("context.db")).expect("store");
+    for (label, text) in documents {
+        index_document(
+            &mut store,
+            NewSource::new(label, SourceKind::Content, Some("s"), text.len()),
+            text,
+            Format::Markdown,
+        )
+        .expect("index");
+    }
+    Fixture { _db: db, store }
+}
+
+/// Issue 31: a section longer than a chunk is one answer, not two of the three slots.
+#[test]
+fn two_chunks_of_one_section_are_one_result() {
+    let paragraph = "The parse function reads an address and returns its parts. ".repeat(30);
+    let long_section = format!("# ipaddr\n\n## API\n\n{paragraph}\n\n{paragraph}\n\n{paragraph}\n");
+    let f = store_of(&[
+        ("ipaddr.md", long_section.as_str()),
+        (
+            "other.md",
+            "# Other\n\n## Parsing\n\nTo parse an address, call parse.\n",
+        ),
+        (
+            "third.md",
+            "# Third\n\n## Notes\n\nAn address parse step comes first.\n",
+        ),
+    ]);
+    let hits = top(&f, "parse address").hits;
+    let sections: Vec<(&str, &str)> = hits
+        .iter()
+        .map(|h| (h.source_label.as_str(), h.title.as_str()))
+        .collect();
+    assert_eq!(sections.len(), 3, "{sections:?}");
+    let mut distinct = sections.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "{sections:?}");
+}
+
+/// Issue 31: badge and link markup stays out of the result line and of what matches.
+#[test]
+fn heading_markup_stays_out_of_titles_and_matching() {
+    let f = store_of(&[(
+        "lib.md",
+        "# lib [![Build Status](https://travis-ci.org/acme/lib.svg)](https://travis-ci.org/acme/lib)\n\n\
+         Intro text.\n\n## Usage with [Express](https://expressjs.com)\n\nMount it.\n",
+    )]);
+    let hits = top(&f, "usage express").hits;
+    assert_eq!(first_title(&hits), "lib > Usage with Express");
+    assert!(top(&f, "travis").hits.is_empty());
+}
+
+fn first_title(hits: &[SearchHit]) -> &str {
+    hits.first().map_or("", |h| h.title.as_str())
+}

@@ -477,3 +477,41 @@ fn damage_met_by_a_query_rebuilds_only_the_damaged_file() {
     assert!(damaged_index_files(&db).is_empty());
     assert_eq!(kept_aside(dir.path()), vec!["substrings.db"]);
 }
+
+/// ADR 44: the words index weights a section's own heading; the headings above it (the
+/// document's name is above every section) are searched with the body.
+#[test]
+fn the_words_title_column_holds_the_own_heading_and_the_path_is_body_text() {
+    let (_dir, _path, mut store) = fresh_store();
+    let chunks = [
+        Chunk {
+            title: "Zod".into(),
+            content: "intro".into(),
+            content_type: ContentType::Prose,
+        },
+        Chunk {
+            title: "Zod > Basic usage > Inferring types".into(),
+            content: "infers a static type".into(),
+            content_type: ContentType::Prose,
+        },
+    ];
+    store
+        .index_source(
+            &NewSource::new("zod.md", SourceKind::Content, Some("s"), 10),
+            &chunks,
+        )
+        .expect("index");
+    let conn = store.search_conn().expect("search conn");
+    let rows = |expression: &str| -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1",
+            [expression],
+            |r| r.get(0),
+        )
+        .expect("match")
+    };
+    assert_eq!(rows("title : zod"), 1);
+    assert_eq!(rows("title : inferring"), 1);
+    assert_eq!(rows("content : usage"), 1);
+    assert_eq!(rows("zod"), 2);
+}
