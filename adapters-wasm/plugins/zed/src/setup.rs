@@ -49,7 +49,10 @@ mod tests {
         let server = &plan.edits[0];
         assert_eq!(
             (server.kind, server.file.as_str()),
-            (EditKind::McpServer, "{env:APPDATA|~/.config}/zed/settings.json")
+            (
+                EditKind::McpServer,
+                "{env:APPDATA|~/.config}/zed/settings.json"
+            )
         );
         let doc = parse_object(&server.content).unwrap();
         assert_eq!(doc["context_servers"]["context-mode"]["command"], "/opt/cm");
