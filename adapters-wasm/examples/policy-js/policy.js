@@ -2,7 +2,8 @@
 //
 // Implemented, with the built-in policy's exact wording:
 //   - `Bash(spec)` deny and ask rules of the user's settings (deny beats ask);
-//   - WebFetch -> ctx_fetch_and_index; curl / wget printing a response -> ctx_execute;
+//   - WebFetch, and another MCP server's fetch tool given a web URL, -> ctx_fetch_and_index;
+//   - curl / wget printing a response -> ctx_execute;
 //   - inline HTTP in `python -c` / `node -e` code -> ctx_execute;
 //   - Gradle / Maven / sbt -> ctx_execute with `| tail -30`;
 //   - a whole-file Read of a large file -> ctx_execute_file; otherwise one Read nudge;
@@ -643,6 +644,23 @@ function routeRead(call, context, tools) {
   return undefined;
 }
 
+/** The web address another MCP server's fetch tool (`mcp__fetch__fetch`, `mcp_web_fetch`)
+ * is asked to load: the page enters the context as WebFetch's would. `fetch` must be a
+ * whole word of a name; a copy of a ctx tool, or a fetch without a web URL, is not one. */
+function fetchToolUrl(call) {
+  const tool = call.mcpTool ?? call.name;
+  if (tool.startsWith("ctx_")) return undefined;
+  const named = [call.name, call.mcpServer ?? "", tool].some((name) =>
+    name.split(/[_\-:\/.@]/).some((word) => word.toLowerCase() === "fetch"),
+  );
+  if (!named) return undefined;
+  const input = callInput(call);
+  const url = ["url", "URL"].map((k) => input[k]).find((v) => typeof v === "string");
+  if (url === undefined) return undefined;
+  const address = url.trim();
+  return /^https?:\/\//i.test(address) ? address : undefined;
+}
+
 function routeAgent(call, tools) {
   const prompt = field(call, call.prompt, "prompt");
   if (prompt === undefined || prompt.includes(reasons.subagentMarker(tools))) return undefined;
@@ -655,6 +673,10 @@ function route(call, context, commands) {
   switch (call.kind) {
     case "web-fetch": {
       const url = field(call, call.url, "url");
+      return url === undefined ? undefined : of({ tag: "redirect", val: reasons.webFetch(tools, url) });
+    }
+    case "mcp": {
+      const url = fetchToolUrl(call);
       return url === undefined ? undefined : of({ tag: "redirect", val: reasons.webFetch(tools, url) });
     }
     case "shell":

@@ -2,7 +2,8 @@
 
 Implemented, with the built-in policy's exact wording:
   - `Bash(spec)` deny and ask rules of the user's settings (deny beats ask);
-  - WebFetch -> ctx_fetch_and_index; curl / wget printing a response -> ctx_execute;
+  - WebFetch, and another MCP server's fetch tool given a web URL, -> ctx_fetch_and_index;
+  - curl / wget printing a response -> ctx_execute;
   - inline HTTP in `python -c` / `node -e` code -> ctx_execute;
   - Gradle / Maven / sbt -> ctx_execute with `| tail -30`;
   - a whole-file Read of a large file -> ctx_execute_file; otherwise one Read nudge;
@@ -14,6 +15,7 @@ confinement, and the rarer noisy commands. The routing rules need a live `cm ser
 """
 
 import json
+import re
 
 from wit_world import exports
 from wit_world.exports.routing_policy import (
@@ -196,6 +198,25 @@ def route_agent(call, tools):
     return of(Action_Rewrite(Rewrite(command=None, prompt=rewritten, reason=None)))
 
 
+def fetch_tool_url(call):
+    """The web address another MCP server's fetch tool (`mcp__fetch__fetch`,
+    `mcp_web_fetch`) is asked to load: the page enters the context as WebFetch's would.
+    `fetch` must be a whole word of a name; a copy of a ctx tool, or a fetch without a
+    web URL, is not one."""
+    tool = call.mcp_tool if call.mcp_tool is not None else call.name
+    if tool.startswith("ctx_"):
+        return None
+    names = [call.name, call.mcp_server or "", tool]
+    if not any(word.lower() == "fetch" for name in names for word in re.split(r"[_\-:/.@]", name)):
+        return None
+    given = call_input(call)
+    url = next((given[k] for k in ("url", "URL") if isinstance(given.get(k), str)), None)
+    if url is None:
+        return None
+    address = url.strip()
+    return address if re.match(r"(?i)https?://", address) else None
+
+
 def route(call, context, commands):
     tools = Tools(context)
     if call.kind == ToolKind.WEB_FETCH:
@@ -203,6 +224,9 @@ def route(call, context, commands):
         if isinstance(url, str):
             return of(Action_Redirect(reasons.redirect_web_fetch(tools, url)))
         return None
+    if call.kind == ToolKind.MCP:
+        url = fetch_tool_url(call)
+        return of(Action_Redirect(reasons.redirect_web_fetch(tools, url))) if url else None
     if call.kind == ToolKind.SHELL:
         return route_shell(call, context, commands, tools)
     if call.kind == ToolKind.READ:
