@@ -360,16 +360,11 @@ fn run(
 /// two pieces of one section are one answer, and the slot goes to another section.
 /// Chunks without a title (text before a document's first heading) are not a section.
 fn one_per_section(scored: &mut Vec<(f64, Row)>) {
-    let mut seen: std::collections::HashSet<(i64, &str)> = std::collections::HashSet::new();
-    let keep: Vec<bool> = scored
-        .iter()
-        .map(|(_, row)| match row.source_id {
-            Some(source) if !row.title.is_empty() => seen.insert((source, row.title.as_str())),
-            _ => true,
-        })
-        .collect();
-    let mut keep = keep.into_iter();
-    scored.retain(|_| keep.next().unwrap_or(true));
+    let mut seen = std::collections::HashSet::new();
+    scored.retain(|(_, row)| match row.source_id {
+        Some(source) if !row.title.is_empty() => seen.insert((source, row.title.clone())),
+        _ => true,
+    });
 }
 
 fn order_of(key: HitRef) -> i64 {
