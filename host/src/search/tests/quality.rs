@@ -521,13 +521,15 @@ fn two_chunks_of_one_section_are_one_result() {
     let long_section = format!("# ipaddr\n\n## API\n\n{paragraph}\n\n{paragraph}\n\n{paragraph}\n");
     let f = store_of(&[
         ("ipaddr.md", long_section.as_str()),
+        // Each of the others holds one word of the query only: ranked on their own, both
+        // chunks of the long section would come before them.
         (
             "other.md",
-            "# Other\n\n## Parsing\n\nTo parse an address, call parse.\n",
+            "# Other\n\n## Numbers\n\nTo parse a number, call parse.\n",
         ),
         (
             "third.md",
-            "# Third\n\n## Notes\n\nAn address parse step comes first.\n",
+            "# Third\n\n## Contacts\n\nAn address book keeps contacts.\n",
         ),
     ]);
     let hits = top(&f, "parse address").hits;
